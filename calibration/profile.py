@@ -1,0 +1,147 @@
+"""Table and field profiles: the geometry every call is measured against, kept as data.
+
+A profile is a JSON file (see ``docs/schemas/profile.schema.json``). The shipped ones live in
+``calibration/profiles/``; a club describes its own table by copying one and editing the numbers.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+__all__ = ["Profile", "ProfileError", "load_profile", "default_profile", "list_profiles"]
+
+SCHEMA = "shotjudge.profile/1"
+
+_REQUIRED = {
+    "novuss": (
+        "surface_mm", "cushion_width_mm", "frame_mm", "pocket_radius_mm", "pawn_diameter_mm",
+        "pawn_hole_mm", "pawn_mass_g", "bat_diameter_mm", "bat_hole_mm", "bat_mass_g",
+        "line_width_mm", "zone_depth_mm", "zone_half_width_mm", "circle_radius_mm",
+        "corner_joint_mm", "simultaneous_contact_s",
+    ),
+    "cvrnkana": (
+        "pit_diameter_mm", "pit_depth_mm", "start_line_distance_mm", "start_line_gap_mm",
+        "start_line_length_mm", "relocation_min_mm", "marble_diameter_mm", "marble_min_mm",
+        "marble_max_mm", "marbles_per_player", "view_half_width_mm", "view_half_height_mm",
+        "moved_tolerance_mm",
+    ),
+}
+
+
+class ProfileError(ValueError):
+    """A profile that is missing, malformed or physically impossible."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    game: str
+    name: str
+    geometry: Mapping[str, float]
+    markers: Mapping[str, Any] = field(default_factory=dict)
+    defaults_unconfirmed: bool = False
+    source: str = ""
+
+    def __getitem__(self, key: str) -> float:
+        return self.geometry[key]
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA, "game": self.game, "name": self.name,
+            "defaults_unconfirmed": self.defaults_unconfirmed,
+            "geometry": dict(self.geometry), "markers": _plain(self.markers),
+        }
+
+
+def _plain(obj):
+    if isinstance(obj, Mapping):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def _freeze(obj):
+    if isinstance(obj, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in obj.items()})
+    if isinstance(obj, list):
+        return tuple(_freeze(v) for v in obj)
+    return obj
+
+
+def _check_geometry(game: str, geo: Mapping[str, Any], where: str) -> None:
+    for key in _REQUIRED[game]:
+        if key not in geo:
+            raise ProfileError(f"{where}: geometry.{key} is missing")
+        value = geo[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise ProfileError(f"{where}: geometry.{key} must be a positive number, got {value!r}")
+    if game == "novuss":
+        half = geo["surface_mm"] / 2
+        if geo["pawn_hole_mm"] >= geo["pawn_diameter_mm"] or geo["bat_hole_mm"] >= geo["bat_diameter_mm"]:
+            raise ProfileError(f"{where}: a hole must be smaller than its piece")
+        if geo["zone_depth_mm"] >= half or geo["circle_radius_mm"] >= half - geo["zone_depth_mm"]:
+            raise ProfileError(f"{where}: striking zones and the centre circle must fit on the board without overlapping")
+        if geo["zone_half_width_mm"] > half:
+            raise ProfileError(f"{where}: geometry.zone_half_width_mm is wider than the board")
+    else:
+        if not 50.0 <= geo["pit_diameter_mm"] <= 120.0:
+            raise ProfileError(f"{where}: geometry.pit_diameter_mm must be 50-120 mm (rules clause 6), got {geo['pit_diameter_mm']}")
+        if not geo["marble_min_mm"] <= geo["marble_diameter_mm"] <= geo["marble_max_mm"]:
+            raise ProfileError(f"{where}: geometry.marble_diameter_mm is outside marble_min_mm..marble_max_mm")
+        if geo["marbles_per_player"] not in (10, 15, 20):
+            raise ProfileError(f"{where}: geometry.marbles_per_player must be 10, 15 or 20 (rules clause 5)")
+
+
+def _from_dict(data: Any, where: str) -> Profile:
+    if not isinstance(data, dict):
+        raise ProfileError(f"{where}: a profile must be a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ProfileError(f"{where}: schema must be {SCHEMA!r}, got {data.get('schema')!r}")
+    game = data.get("game")
+    if game not in _REQUIRED:
+        raise ProfileError(f"{where}: game must be 'novuss' or 'cvrnkana', got {game!r}")
+    geo = data.get("geometry")
+    if not isinstance(geo, dict):
+        raise ProfileError(f"{where}: geometry must be an object")
+    _check_geometry(game, geo, where)
+    return Profile(
+        game=game, name=str(data.get("name") or Path(where).stem), geometry=_freeze(geo),
+        markers=_freeze(data.get("markers") or {}), defaults_unconfirmed=bool(data.get("defaults_unconfirmed")),
+        source=where,
+    )
+
+
+def list_profiles() -> list[str]:
+    """Names of the profiles shipped with shotjudge."""
+    folder = resources.files("calibration") / "profiles"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """Load a shipped profile by name (``novuss-default``) or any profile file by path."""
+    text_path = str(name_or_path)
+    if text_path in list_profiles():
+        ref = resources.files("calibration") / "profiles" / f"{text_path}.json"
+        where, raw = text_path, ref.read_text(encoding="utf-8")
+    else:
+        path = Path(text_path)
+        if not path.is_file():
+            known = ", ".join(list_profiles())
+            raise ProfileError(f"profile {text_path!r} does not exist (shipped profiles: {known}; or give a path to a profile file)")
+        where, raw = str(path), path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ProfileError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return _from_dict(data, where)
+
+
+def default_profile(game: str) -> Profile:
+    if game not in _REQUIRED:
+        raise ProfileError(f"unknown game {game!r}: expected 'novuss' or 'cvrnkana'")
+    return load_profile(f"{game}-default")

@@ -1,0 +1,1 @@
+"""Frame sources: Raspberry Pi camera, USB webcam, video files, streams."""

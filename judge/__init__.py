@@ -1,0 +1,1 @@
+"""The application layer: command line, live loop, replay, overlay server."""

@@ -1,0 +1,1 @@
+"""Simulator: physics (pymunk), camera renderer and ground truth for both games."""

@@ -1,0 +1,1 @@
+"""Detection, tracking and event extraction: frames in, shot records out."""
