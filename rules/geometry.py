@@ -43,12 +43,12 @@ def free_spot_on_line(x_pref: float, y: float, r: float, others: Iterable[tuple[
     blocked = sorted(_blocked_intervals(y, r, others))
     x = x_pref
     for _ in range(len(blocked) + 1):
-        hit = next(((a, b) for a, b in blocked if a < x < b), None)
+        hit = next(((a, b) for a, b in blocked if a + 1e-9 < x < b - 1e-9), None)
         if hit is None:
             return x if x_min <= x <= x_max else None
         if direction == 0:
             return None
-        x = hit[1] + 1e-6 if direction > 0 else hit[0] - 1e-6
+        x = hit[1] if direction > 0 else hit[0]  # touching is allowed, overlapping is not
     return None
 
 

@@ -1,0 +1,71 @@
+"""``shotjudge referee``: shot records in, one ruling per line out (or the final state)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from judge.errors import UserError
+
+__all__ = ["register", "run"]
+
+
+def register(sub) -> None:
+    p = sub.add_parser("referee", help="rule on shot records (JSON Lines or a JSON array)",
+                       description="Read shot records and write one ruling per line (docs/schemas/ruling.schema.json).")
+    p.add_argument("shots", help="shot records file (JSON Lines or a JSON array); '-' reads standard input")
+    p.add_argument("--game", required=True, choices=["novuss", "cvrnkana"])
+    p.add_argument("--ruleset", help="a variant by name (novuss-seed); default: the game's own")
+    p.add_argument("--profile", help="table/field profile name or file (default: the game's default profile)")
+    p.add_argument("--lang", default="en", choices=["en", "cs", "ru"], help="language of the call texts")
+    p.add_argument("--first", default="A", choices=["A", "B"], help="Novuss: who strikes first")
+    p.add_argument("--toss-winner", default="A", choices=["A", "B"], help="Cvrnkaná: who won the coin toss")
+    p.add_argument("--game-number", type=int, default=1, help="Cvrnkaná: number of this game in the match")
+    p.add_argument("--pretty", action="store_true", help="indented JSON for people")
+    p.add_argument("--state", action="store_true", help="print the final game state instead of the rulings")
+    p.set_defaults(func=run)
+
+
+def initial_state(engine, args):
+    if engine.game == "novuss":
+        return engine.initial(first=args.first)
+    if args.game_number < 1:
+        raise UserError(f"--game-number must be 1 or more, got {args.game_number}")
+    return engine.initial(toss_winner=args.toss_winner, game_number=args.game_number)
+
+
+def run(args) -> int:
+    from calibration import default_profile, load_profile
+    from rules import engine_for, load_records
+
+    if args.shots == "-":
+        source, text = "stdin", sys.stdin.read()
+    else:
+        path = Path(args.shots)
+        if not path.is_file():
+            raise UserError(f"{args.shots}: no such file")
+        source = path.name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UserError(f"{source}: not a UTF-8 text file") from None
+    profile = load_profile(args.profile) if args.profile else default_profile(args.game)
+    if profile.game != args.game:
+        raise UserError(f"profile {profile.name!r} is for {profile.game}, not {args.game}")
+    engine = engine_for(args.ruleset or args.game, profile.geometry)
+    if engine.game != args.game:
+        raise UserError(f"ruleset {args.ruleset!r} is for {engine.game}, not {args.game}")
+    records = load_records(text, source=source, game=args.game)
+    state = initial_state(engine, args)
+    lines = []
+    for i, record in enumerate(records, 1):
+        try:
+            state, ruling = engine.apply(state, record)
+        except ValueError as exc:
+            raise type(exc)(f"{source} record {i}: {exc}") from None
+        lines.append(ruling.to_dict(args.lang))
+    indent = 2 if args.pretty else None
+    out = [state.to_dict()] if args.state else lines
+    # Everything was judged before anything is written: a bad record leaves no half output.
+    sys.stdout.write("".join(json.dumps(o, ensure_ascii=False, indent=indent) + "\n" for o in out))
+    return 0

@@ -1,0 +1,31 @@
+"""Rule engines for Novuss and Cvrnkaná: pure ``apply(state, shot) -> (state, ruling)``.
+
+Standard library only. Pick a ruleset by name with :func:`engine_for`; geometry comes from the
+table profile (``calibration.load_profile(...).geometry``).
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Mapping
+
+from .base import GameOver, Ruleset
+from .record import Event, RecordError, ShotRecord, load_records, parse_record
+from .ruling import CODES, Action, Call, Outcome, Ruling
+
+__all__ = ["engine_for", "RULESETS", "Ruleset", "ShotRecord", "Event", "Ruling", "Call", "Action", "Outcome",
+           "RecordError", "GameOver", "parse_record", "load_records", "CODES"]
+
+#: ruleset name -> "module:Class"; variants are subclasses picked by name.
+RULESETS = {
+    "novuss": "rules.novuss:Novuss",
+    "novuss-seed": "rules.novuss:NovussSeed",
+    "cvrnkana": "rules.cvrnkana:Cvrnkana",
+}
+
+
+def engine_for(name: str, geometry: Mapping[str, Any], **options: Any) -> Ruleset:
+    """A ruleset instance by name (``novuss``, ``novuss-seed``, ``cvrnkana``)."""
+    if name not in RULESETS:
+        raise ValueError(f"unknown ruleset {name!r} (known: {', '.join(RULESETS)})")
+    module, cls = RULESETS[name].split(":")
+    return getattr(importlib.import_module(module), cls)(geometry, **options)

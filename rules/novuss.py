@@ -1,0 +1,436 @@
+"""Novuss, amateur variant (seed: «Любительский вариант»), as a pure rule engine.
+
+``Novuss(geometry).apply(state, shot) -> (state, ruling)``. Geometry (board, zones, circle, piece
+and hole sizes, the simultaneity window) comes from the table profile. Where the seed is silent the
+Latvian federation's rules are used, each as an option (``OPTIONS``) so a club can switch it off.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from .base import GameOver, Ruleset
+from .geometry import dist, disc_fits_in_rect, disc_touches_rect, free_spot_on_circle, free_spot_on_line
+from .record import Event, RecordError, ShotRecord, owner
+from .ruling import Action, Call, Outcome, Ruling
+
+__all__ = ["Novuss", "NovussSeed", "NovussState", "Shot"]
+
+PAWNS = tuple(f"{p}{i}" for p in "AB" for i in range(1, 9))
+OWN_CUSHION = {"A": "S", "B": "N"}
+FAR_CUSHION = {"A": "N", "B": "S"}
+SIDE_ANGLE = {"N": math.pi / 2, "S": -math.pi / 2, "E": 0.0, "W": math.pi}
+
+
+def other(player: str) -> str:
+    return "B" if player == "A" else "A"
+
+
+@dataclass(frozen=True)
+class NovussState:
+    """Everything the rules need between shots. Positions are board mm; the bat is not kept
+    (it is placed by hand before every stroke)."""
+
+    positions: tuple[tuple[str, tuple[float, float]], ...]
+    pocketed: tuple[str, ...] = ()
+    debt: tuple[int, int] = (0, 0)
+    to_move: str = "A"
+    shot: int = 0
+    outcome: Outcome | None = None
+
+    @property
+    def pos(self) -> dict[str, tuple[float, float]]:
+        return dict(self.positions)
+
+    def debt_of(self, player: str) -> int:
+        return self.debt["AB".index(player)]
+
+    def on_table(self, player: str) -> list[str]:
+        return [p for p, _ in self.positions if owner(p) == player]
+
+    def to_dict(self) -> dict:
+        return {
+            "game": "novuss", "shot": self.shot, "to_move": self.to_move,
+            "positions": {p: [round(x, 3), round(y, 3)] for p, (x, y) in self.positions},
+            "pocketed": list(self.pocketed), "debt": {"A": self.debt[0], "B": self.debt[1]},
+            "outcome": self.outcome.to_dict() if self.outcome else None,
+        }
+
+
+def _state(positions: Mapping[str, tuple[float, float]], **kw: Any) -> NovussState:
+    pawns = {p: (float(x), float(y)) for p, (x, y) in positions.items() if p != "bat"}
+    return NovussState(positions=tuple(sorted(pawns.items())), **kw)
+
+
+@dataclass(frozen=True)
+class Shot:
+    """What happened in one stroke, read from the shot record (no rule applied yet)."""
+
+    player: str
+    before: Mapping[str, tuple[float, float]]
+    stroke: str
+    bat_contacts: tuple[Event, ...]
+    first: tuple[str, ...]
+    first_t: float | None
+    pocketed: tuple[str, ...]
+    off: tuple[Event, ...]
+    bat_gone: Event | None
+    bat_after: tuple[float, float] | None
+    after: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+
+class Novuss(Ruleset):
+    """The amateur variant with the federation's answers where the seed is silent."""
+
+    game = "novuss"
+    name = "novuss"
+    OPTIONS = ("opponent_last_pawn_wins", "both_last_pawns", "bat_inside_zone_loses_turn", "position_tolerance_mm")
+    #: Seed silent, federation: pocketing only the opponent's last pawn gives the opponent the set.
+    opponent_last_pawn_wins = True
+    #: Seed silent, federation: own and opponent's last pawns in one stroke -> "replay" (or "shooter_wins").
+    both_last_pawns = "replay"
+    #: III.5 read as "the bat reached the zone": line visible through the hole, or the hole wholly inside.
+    bat_inside_zone_loses_turn = True
+    #: Position uncertainty of the record (from calibration); geometric calls closer than this are flagged.
+    position_tolerance_mm = 0.0
+
+    def __init__(self, geometry: Mapping[str, Any], **options: Any):
+        super().__init__(geometry, **options)
+        g = self.geometry
+        self.half = g["surface_mm"] / 2
+        self.r_pawn = g["pawn_diameter_mm"] / 2
+        self.r_bat = g["bat_diameter_mm"] / 2
+        self.hole_pawn = g["pawn_hole_mm"] / 2
+        self.hole_bat = g["bat_hole_mm"] / 2
+        self.w = g["line_width_mm"]
+        self.same_time_s = g["simultaneous_contact_s"]
+
+    # ----- geometry -------------------------------------------------------------------------------
+    def zone_rect(self, player: str) -> tuple[float, float, float, float]:
+        """The striking zone along the player's own cushion, bounded by the centre of its lines."""
+        hw, depth, h = self.geometry["zone_half_width_mm"], self.geometry["zone_depth_mm"], self.half
+        return (-hw, hw, -h, -h + depth) if player == "A" else (-hw, hw, h - depth, h)
+
+    def _inner(self, player: str) -> tuple[float, float, float, float]:
+        x0, x1, y0, y1 = self.zone_rect(player)
+        half_w = self.w / 2
+        # The cushion side of the zone has no line; the other three sides do.
+        return (x0 + half_w, x1 - half_w, y0 - 1.0, y1 - half_w) if player == "A" else (x0 + half_w, x1 - half_w, y0 + half_w, y1 + 1.0)
+
+    def in_circle_dark(self, c: tuple[float, float], hole_r: float) -> bool:
+        return math.hypot(*c) + hole_r < self.geometry["circle_radius_mm"] - self.w / 2
+
+    def in_zone_dark(self, c: tuple[float, float], hole_r: float, player: str) -> bool:
+        return disc_fits_in_rect(c, hole_r, *self._inner(player))
+
+    def is_dark(self, c: tuple[float, float], player: str) -> bool:
+        """Dark for ``player``: the hole lies wholly inside the circle or the player's own zone,
+        so no boundary line shows through it (federation wording of light/dark)."""
+        return self.in_circle_dark(c, self.hole_pawn) or self.in_zone_dark(c, self.hole_pawn, player)
+
+    def bat_zone_margin_mm(self, c: tuple[float, float], player: str) -> float:
+        """Signed distance from the bat's hole to the zone's line band: <= 0 means the line shows
+        through the hole or the hole is inside the zone (III.5); > 0 is clear of it."""
+        x0, x1, y0, y1 = self.zone_rect(player)
+        half_w = self.w / 2
+        band = (x0 - half_w, x1 + half_w, y0 - 1e6, y1 + half_w) if player == "A" else (x0 - half_w, x1 + half_w, y0 - half_w, y1 + 1e6)
+        dx = max(band[0] - c[0], 0.0, c[0] - band[1])
+        dy = max(band[2] - c[1], 0.0, c[1] - band[3])
+        outside = math.hypot(dx, dy)
+        return outside - self.hole_bat
+
+    def bat_in_zone(self, c: tuple[float, float], player: str) -> bool:
+        margin = self.bat_zone_margin_mm(c, player)
+        if margin > 0:
+            return False
+        if self.bat_inside_zone_loses_turn:
+            return True
+        # Literal reading: only when a line actually shows through the hole.
+        return not disc_fits_in_rect(c, self.hole_bat, *self._inner(player))
+
+    def penalty_spot(self, player: str, pieces: Mapping[str, tuple[float, float]]) -> tuple[float, float] | None:
+        """II: on the centre line tight against the cushion opposite the penalised player; if taken,
+        along that cushion on the side with fewer pawns (a tie goes to the side with room nearer)."""
+        y = (self.half - self.r_pawn) * (1 if player == "A" else -1)
+        others = [(p, self.r_pawn) for k, p in pieces.items() if k != "bat"]
+        limit = self.half - self.r_pawn
+        x = free_spot_on_line(0.0, y, self.r_pawn, others, 0, -limit, limit)
+        if x is not None:
+            return (0.0, y)
+        left = sum(1 for k, p in pieces.items() if k != "bat" and p[0] < 0)
+        right = sum(1 for k, p in pieces.items() if k != "bat" and p[0] > 0)
+        xr = free_spot_on_line(0.0, y, self.r_pawn, others, +1, -limit, limit)
+        xl = free_spot_on_line(0.0, y, self.r_pawn, others, -1, -limit, limit)
+        if xl is None and xr is None:
+            return None
+        if xr is None or (left < right and xl is not None):
+            return (xl, y)
+        if xl is None or right < left:
+            return (xr, y)
+        return (xl, y) if abs(xl) < abs(xr) else (xr, y)
+
+    def circle_spot(self, side: str | None, from_xy: tuple[float, float] | None,
+                    pieces: Mapping[str, tuple[float, float]]) -> tuple[float, float] | None:
+        """II.5: the centre of the circle; if taken, on the circle's edge on the side it flew off."""
+        others = [(p, self.r_pawn) for k, p in pieces.items() if k != "bat"]
+        if all(dist((0.0, 0.0), o) >= 2 * self.r_pawn for o, _ in others):
+            return (0.0, 0.0)
+        if side is not None:
+            angle = SIDE_ANGLE[side]
+        elif from_xy is not None and from_xy != (0.0, 0.0):
+            angle = math.atan2(from_xy[1], from_xy[0])
+        else:
+            angle = 0.0
+        return free_spot_on_circle(angle, self.geometry["circle_radius_mm"], self.r_pawn, others)
+
+    # ----- state ----------------------------------------------------------------------------------
+    def opening(self) -> dict[str, tuple[float, float]]:
+        """Each player's 8 pawns in a touching row along the far cushion, 4 each side of the centre line."""
+        d, y = 2 * self.r_pawn, self.half - self.r_pawn
+        pos = {}
+        for i in range(8):
+            x = (i - 3.5) * d
+            pos[f"A{i + 1}"] = (round(x, 6), y)
+            pos[f"B{i + 1}"] = (round(x, 6), -y)
+        return pos
+
+    def initial(self, first: str = "A", positions: Mapping[str, tuple[float, float]] | None = None) -> NovussState:
+        if first not in ("A", "B"):
+            raise ValueError(f"first player must be 'A' or 'B', got {first!r}")
+        return _state(self.opening() if positions is None else positions, to_move=first)
+
+    def state_from_dict(self, d: Mapping[str, Any]) -> NovussState:
+        out = d.get("outcome")
+        return _state({k: tuple(v) for k, v in d["positions"].items()}, pocketed=tuple(d["pocketed"]),
+                      debt=(int(d["debt"]["A"]), int(d["debt"]["B"])), to_move=d["to_move"], shot=int(d["shot"]),
+                      outcome=Outcome(out["result"], out["winner"], out["reason"]) if out else None)
+
+    # ----- reading a shot -------------------------------------------------------------------------
+    def read(self, state: NovussState, rec: ShotRecord, where: str) -> Shot:
+        """Check the record against the state and extract what the rules look at."""
+        player = rec.player or state.to_move
+        for key, src in (("before", rec.before), ("after", rec.after)):
+            for piece in src:
+                if piece in state.pocketed:
+                    raise RecordError(f"{where}: {key}.{piece}: {piece} is already pocketed")
+        for i, ev in enumerate(rec.events):
+            for piece in ev.pieces():
+                if piece in state.pocketed:
+                    raise RecordError(f"{where}: events[{i}]: {piece} is already pocketed (pawn pocketed twice)")
+        if "bat" not in rec.before:
+            raise RecordError(f"{where}: before.bat: the bat must be on the board before a stroke")
+        before = {**state.pos, **rec.before}
+        gone = {e.piece for e in rec.events_of("pocket", "off")}
+        for piece in rec.before:
+            if piece not in rec.after and piece not in gone:
+                raise RecordError(f"{where}: after.{piece}: {piece} is in before but neither in after nor pocketed/off")
+        for piece in rec.after:
+            if piece not in before:
+                raise RecordError(f"{where}: after.{piece}: {piece} appears but was not on the board")
+        ricochet_side = FAR_CUSHION[player]
+        bat_contacts: list[Event] = []
+        ricochet = False
+        for ev in rec.events:
+            if ev.kind == "cushion" and ev.piece == "bat" and not bat_contacts and ev.side == ricochet_side:
+                ricochet = True
+            if ev.kind == "contact" and "bat" in (ev.a, ev.b):
+                bat_contacts.append(ev)
+        first: tuple[str, ...] = ()
+        first_t = None
+        if bat_contacts:
+            first_t = bat_contacts[0].t
+            first = tuple(sorted({_partner(e) for e in bat_contacts if e.t - first_t <= self.same_time_s + 1e-12}))
+        bat_gone = next((e for e in rec.events if e.piece == "bat" and e.kind in ("pocket", "off")), None)
+        return Shot(
+            player=player, before=before, stroke="ricochet" if ricochet else "direct",
+            bat_contacts=tuple(bat_contacts), first=first, first_t=first_t,
+            pocketed=tuple(e.piece for e in rec.events_of("pocket") if e.piece != "bat"),
+            off=tuple(e for e in rec.events_of("off") if e.piece != "bat"), bat_gone=bat_gone,
+            bat_after=rec.after.get("bat"), after={**{k: v for k, v in before.items() if k not in gone}, **rec.after},
+        )
+
+    # ----- the rules ------------------------------------------------------------------------------
+    def fouls(self, shot: Shot) -> tuple[list[Call], list[str]]:
+        """Section II: which penalties this stroke earned, and which own dark pawns go back (II.4)."""
+        p = shot.player
+        calls: list[Call] = []
+        back: list[str] = []
+        light_left = any(owner(k) == p and not self.is_dark(c, p) for k, c in shot.before.items() if k != "bat")
+        touched_own = any(owner(_partner(e)) == p for e in shot.bat_contacts)
+        if not touched_own and light_left:
+            calls.append(Call("no_own_pawn_touched", p))
+        if shot.bat_gone is not None:
+            code = "bat_pocketed" if shot.bat_gone.kind == "pocket" else "bat_off_board"
+            calls.append(Call(code, p, evidence={"t": shot.bat_gone.t}))
+        owners = {owner(k) for k in shot.first}
+        if light_left and other(p) in owners:
+            code = "own_and_opponent_together" if p in owners else "opponent_pawn_first"
+            calls.append(Call(code, p, evidence={"t": shot.first_t, "piece": list(shot.first)}))
+        if shot.stroke == "direct":
+            for ev in shot.bat_contacts:
+                pawn = _partner(ev)
+                if not self.is_dark(shot.before[pawn], p):
+                    break  # the bat touched a pawn outside the zones first: dark pawns are fair now (I.3b)
+                if owner(pawn) == p:
+                    calls.append(Call("dark_pawn_hit_direct", p, evidence={"t": ev.t, "piece": pawn, "at": list(shot.before[pawn])}))
+                    back.append(pawn)
+                    break
+            for ev in shot.off:
+                if owner(ev.piece) == other(p):
+                    calls.append(Call("opponent_pawn_off_direct", p, evidence={"t": ev.t, "piece": ev.piece}))
+        return calls, back
+
+    def review_first_contact(self, shot: Shot, rec: ShotRecord) -> Call | None:
+        """A legal own-first call that the timing uncertainty could turn into 'at the same time'."""
+        own = next((e for e in shot.bat_contacts if owner(_partner(e)) == shot.player), None)
+        opp = next((e for e in shot.bat_contacts if owner(_partner(e)) == other(shot.player)), None)
+        if own is None or opp is None:
+            return None
+        u = 2 * math.hypot(own.t_err, opp.t_err)
+        gap = opp.t - own.t
+        if u > 0 and abs(gap - self.same_time_s) <= u or min(own.confidence, opp.confidence) < 0.5:
+            return Call("review_first_contact", shot.player, review=True,
+                        evidence={"gap_ms": round(gap * 1000, 2), "uncertainty_ms": round(u * 1000, 2),
+                                  "own": _partner(own), "opponent": _partner(opp)})
+        return None
+
+    def apply(self, state: NovussState, rec: ShotRecord) -> tuple[NovussState, Ruling]:
+        where = f"shot {state.shot + 1}"
+        if rec.game != "novuss":
+            raise RecordError(f"{where}: game: is {rec.game!r}, expected 'novuss'")
+        if state.outcome is not None:
+            raise GameOver(f"{where}: the set is already over ({state.outcome.result}, {state.outcome.reason})")
+        shot = self.read(state, rec, where)
+        p, o = shot.player, other(shot.player)
+        calls, back = self.fouls(shot)
+        calls += [Call("referee_foul", p, evidence={"reason": r["code"]}) for r in rec.referee]
+        review = self.review_first_contact(shot, rec)
+        actions: list[Action] = []
+        pos = {k: v for k, v in shot.after.items() if k != "bat"}
+        pocketed = list(state.pocketed)
+        potted_now = [k for k in shot.pocketed if k not in back]
+        pocketed += potted_now
+        for pawn in back:  # II.4: the dark pawn goes back to its previous place
+            pos[pawn] = shot.before[pawn]
+            actions.append(Action("return", piece=pawn, at=shot.before[pawn], reason="dark_pawn_hit_direct"))
+        for ev in shot.off:  # II.5 (and, seed silent, every pawn over the cushion) -> the circle
+            if ev.piece in back:
+                continue
+            spot = self.circle_spot(ev.side, shot.before.get(ev.piece), pos)
+            if spot is None:
+                raise RecordError(f"{where}: events: no free place in the circle for {ev.piece}")
+            pos[ev.piece] = spot
+            reason = "opponent_pawn_off_direct" if shot.stroke == "direct" and owner(ev.piece) == o else "pawn_off_board"
+            actions.append(Action("return", piece=ev.piece, at=spot, reason=reason))
+            calls.append(Call("pawn_returned_to_circle", owner(ev.piece), evidence={"piece": ev.piece, "at": [round(spot[0], 1), round(spot[1], 1)]}))
+        debt = list(state.debt)
+        penalised = any(c.code in _PENALTY_CODES for c in calls)
+        if penalised:
+            debt["AB".index(p)] += 1
+        # Penalties and debts are paid with the player's pocketed pawns; with all eight on the table
+        # the penalty stays a debt (II, last paragraph).
+        for who in (p, o):
+            while debt["AB".index(who)] > 0:
+                mine = [k for k in pocketed if owner(k) == who]
+                if not mine:
+                    if who == p and penalised and debt["AB".index(who)] > state.debt_of(who):
+                        calls.append(Call("penalty_debt", who))
+                        actions.append(Action("debt", player=who, amount=1))
+                    break
+                spot = self.penalty_spot(who, pos)
+                if spot is None:
+                    raise RecordError(f"{where}: no room for a penalty pawn along the cushion")
+                pawn = min(mine, key=lambda k: int(k[1:]))
+                pocketed.remove(pawn)
+                pos[pawn] = spot
+                fresh = who == p and penalised and debt["AB".index(who)] == state.debt_of(who) + 1
+                debt["AB".index(who)] -= 1
+                code = "penalty_pawn" if fresh else "debt_settled"
+                calls.append(Call(code, who, evidence={"piece": pawn, "at": [round(spot[0], 1), round(spot[1], 1)]}))
+                actions.append(Action("place_penalty", piece=pawn, player=who, at=spot, reason=code))
+        own_potted = [k for k in potted_now if owner(k) == p]
+        opp_potted = [k for k in potted_now if owner(k) == o]
+        keeps = bool(own_potted)
+        if penalised:
+            calls.append(Call("turn_lost_penalty", p))
+            keeps = False
+        if shot.off:
+            calls += [Call("pawn_off_board", p, evidence={"piece": e.piece, "t": e.t}) for e in shot.off]
+            keeps = False
+        if own_potted and opp_potted:
+            calls.append(Call("opponent_pawn_pocketed", p, evidence={"piece": opp_potted}))
+            keeps = False
+        if not own_potted:
+            calls.append(Call("no_pawn_pocketed", p))
+            keeps = False
+        if shot.bat_after is not None:
+            margin = self.bat_zone_margin_mm(shot.bat_after, p)
+            if self.bat_in_zone(shot.bat_after, p):
+                calls.append(Call("bat_in_zone", p, evidence={"at": list(shot.bat_after), "margin_mm": round(margin, 2)}))
+                keeps = False
+            if self.position_tolerance_mm and abs(margin) <= self.position_tolerance_mm:
+                calls.append(Call("review_bat_zone", p, review=True, evidence={"margin_mm": round(margin, 2)}))
+        if keeps:
+            calls.append(Call("series_continues", p, evidence={"player": p}))
+        if review is not None:
+            calls.append(review)
+        outcome = self.outcome(p, pos)
+        if outcome is not None:
+            calls.append(Call(outcome.reason, outcome.winner, evidence={"winner": outcome.winner or "-"}))
+        new = _state(pos, pocketed=tuple(pocketed), debt=(debt[0], debt[1]),
+                     to_move=p if keeps else o, shot=state.shot + 1, outcome=outcome)
+        ruling = Ruling(
+            shot=state.shot + 1, game="novuss", player=p, calls=tuple(calls), actions=tuple(actions),
+            next_player=None if outcome else new.to_move, game_over=outcome, score=self.score(new),
+            pocketed={"A": tuple(k for k in potted_now if owner(k) == "A"), "B": tuple(k for k in potted_now if owner(k) == "B")},
+            stroke=shot.stroke, first_contact=_first_kind(shot), review=review is not None,
+        )
+        return new, ruling
+
+    def outcome(self, shooter: str, pos: Mapping[str, tuple[float, float]]) -> Outcome | None:
+        left = {who: sum(1 for k in pos if owner(k) == who) for who in "AB"}
+        o = other(shooter)
+        if left[shooter] == 0 and left[o] == 0:
+            if self.both_last_pawns == "replay":
+                return Outcome("replay", None, "both_last_pawns")
+            return Outcome("win", shooter, "all_pawns_pocketed")
+        if left[o] == 0:
+            return Outcome("win", o, "opponent_last_pawn" if self.opponent_last_pawn_wins else "all_pawns_pocketed")
+        if left[shooter] == 0:
+            return Outcome("win", shooter, "all_pawns_pocketed")
+        return None
+
+    @staticmethod
+    def score(state: NovussState) -> dict:
+        return {who: {"pocketed": sum(1 for k in state.pocketed if owner(k) == who),
+                      "on_table": len(state.on_table(who)), "debt": state.debt_of(who)} for who in "AB"}
+
+
+class NovussSeed(Novuss):
+    """The seed text read literally where it is silent: no federation last-pawn rules, and III.5
+    only when a zone line actually shows through the bat's hole."""
+
+    name = "novuss-seed"
+    opponent_last_pawn_wins = False
+    both_last_pawns = "shooter_wins"
+    bat_inside_zone_loses_turn = False
+
+
+_PENALTY_CODES = frozenset({
+    "no_own_pawn_touched", "bat_pocketed", "bat_off_board", "opponent_pawn_first",
+    "own_and_opponent_together", "dark_pawn_hit_direct", "opponent_pawn_off_direct", "referee_foul",
+})
+
+
+def _partner(ev: Event) -> str:
+    return ev.b if ev.a == "bat" else ev.a
+
+
+def _first_kind(shot: Shot) -> str:
+    owners = {owner(k) for k in shot.first}
+    if not owners:
+        return "none"
+    if owners == {shot.player}:
+        return "own"
+    return "opponent" if shot.player not in owners else "both"
