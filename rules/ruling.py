@@ -16,8 +16,7 @@ __all__ = ["Call", "Action", "Outcome", "Ruling", "CODES"]
 # The fixed vocabulary: code -> the rule clause it comes from.
 CODES: dict[str, str] = {
     # Novuss
-    "stroke_ok": "novuss.general.2",
-    "series_continues": "novuss.general.7",
+    "series_continues": "novuss.general.6",
     "no_own_pawn_touched": "novuss.II.1",
     "bat_pocketed": "novuss.II.2",
     "bat_off_board": "novuss.II.2",
@@ -34,12 +33,12 @@ CODES: dict[str, str] = {
     "turn_lost_penalty": "novuss.III.4",
     "bat_in_zone": "novuss.III.5",
     "pawn_returned_to_circle": "novuss.II.5",
-    "all_pawns_pocketed": "novuss.general.3",
+    "all_pawns_pocketed": "novuss.general.2",
     "opponent_last_pawn": "novuss.federation.last_pawn",
     "both_last_pawns": "novuss.federation.last_pawns_together",
     "review_first_contact": "novuss.II.3",
     "review_bat_zone": "novuss.III.5",
-    "referee_foul": "novuss.general.5",
+    "referee_foul": "novuss.general.3-5",
     # Cvrnkaná
     "coin_toss": "cvrnkana.1",
     "opening_flick": "cvrnkana.2",

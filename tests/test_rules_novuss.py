@@ -32,7 +32,7 @@ def test_legal_direct_stroke_pocketing_own_pawn_continues_the_series():
     assert r.stroke == "direct" and r.first_contact == "own"
     assert r.codes() == ["series_continues"]
     assert r.next_player == "A" and r.pocketed == {"A": ("A1",), "B": ()}
-    assert r.to_dict()["calls"][0]["clause"] == "novuss.general.7"
+    assert r.to_dict()["calls"][0]["clause"] == "novuss.general.6"
 
 
 def test_no_pawn_pocketed_passes_the_turn_III_2():
