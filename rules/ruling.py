@@ -62,6 +62,9 @@ CODES: dict[str, str] = {
     "concession": "cvrnkana.7i",
     "marble_size_refused": "cvrnkana.5",
     "referee_decision": "cvrnkana.9",
+    "flick_out_of_order": "cvrnkana.2",
+    "opening_touch_not_flick": "cvrnkana.7d",
+    "unexplained_move": "cvrnkana.9",
 }
 
 
