@@ -1,0 +1,192 @@
+"""``shotjudge live``: judge a match from a camera (or a file played as if live), as it happens.
+
+Calls are printed as they are made and pushed to the spectators' page; every shot, ruling and
+referee action is in the journal before it is announced, and starting again with the same
+journal resumes the match where it stopped.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .errors import UserError
+
+__all__ = ["register", "run", "make_pipeline", "check_calibration"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("live", help="judge a match live from a camera, stream or file",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, choices=("novuss", "cvrnkana"))
+    p.add_argument("--source", required=True, help="picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR")
+    p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate`")
+    p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
+    p.add_argument("--ruleset", help="rule variant (default: the game's, e.g. novuss-seed)")
+    p.add_argument("--journal", default=None, help="match journal (SQLite; default: match-<game>.sqlite); "
+                                                   "an existing one is resumed")
+    p.add_argument("--clips", default="clips", help="folder for the per-shot clips (default: clips)")
+    p.add_argument("--no-clips", action="store_true", help="do not record clips")
+    p.add_argument("--lang", default="en", choices=("en", "cs", "ru"))
+    p.add_argument("--fps", type=float, help="camera frame rate to request (or the rate of an image folder)")
+    p.add_argument("--size", type=_size, help="camera resolution to request, WxH")
+    p.add_argument("--exposure-us", type=int, help="Pi camera: locked exposure time in µs")
+    p.add_argument("--colour-gains", type=_gains, help="Pi camera: locked red,blue gains (default: measured, then locked)")
+    p.add_argument("--queue", type=int, default=64, help="frames buffered between capture and judging (oldest dropped)")
+    p.add_argument("--max-reconnects", type=int, default=5, help="reopen attempts when a camera stops delivering")
+    p.add_argument("--overlay-host", default="127.0.0.1", help="address of the spectators' page (default: this machine only)")
+    p.add_argument("--overlay-port", type=int, default=8080)
+    p.add_argument("--no-overlay", action="store_true", help="no spectators' page")
+    p.add_argument("--token", default=None, help="referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, printed once)")
+    p.set_defaults(func=run)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = text.lower().split("x")
+        return int(w), int(h)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT like 1280x720, got {text!r}") from None
+
+
+def _gains(text: str) -> tuple[float, float]:
+    try:
+        r, b = text.split(",")
+        return float(r), float(b)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"colour gains must be RED,BLUE like 2.1,1.7, got {text!r}") from None
+
+
+def check_calibration(path: str, image_size: tuple[int, int], game: str):
+    """The calibration for this camera, refused with one line if it was made for another size or game."""
+    from calibration.calfile import load_calibration
+
+    cal = load_calibration(path, expected_image_size=image_size)
+    if cal.game != game:
+        raise UserError(f"{path}: this calibration is for {cal.game}, not {game}")
+    return cal
+
+
+def make_pipeline(calibration, fps: float, game: str, layout=None, on_error=None, background=()):
+    """The vision pipeline for live frames (``feed(frame) -> list[ShotRecord]``): the classical detector
+    on this calibration, taught the empty board from ``background`` images, tracking from ``layout``
+    (the pieces on the surface now, from the game state)."""
+    try:
+        from vision.detect_classical import ClassicalDetector
+        from vision.pipeline import Pipeline
+    except ImportError as exc:
+        raise UserError(f"live judging needs the vision pipeline, which this build lacks ({exc})") from None
+    from .live import VisionFeed
+
+    if not background:
+        raise UserError("live judging needs --background EMPTY.png: a picture of the empty board from this camera")
+    detector = ClassicalDetector(calibration.plane, calibration.profile)
+    detector.learn_background(list(background))
+    vision = Pipeline(calibration.profile, detector=detector)
+    return VisionFeed(vision, game, layout or {}, on_error=on_error)
+
+
+def read_background(path: str | None, size: tuple[int, int]) -> list:
+    """Empty-board images (a file, or every image in a folder) of the camera's size."""
+    if path is None:
+        return []
+    import cv2
+
+    from hardware.source import IMAGE_SUFFIXES
+
+    p = Path(path)
+    files = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES) if p.is_dir() else [p]
+    images = []
+    for f in files:
+        image = cv2.imread(str(f), cv2.IMREAD_COLOR)
+        if image is None:
+            raise UserError(f"--background {f}: cannot read this image")
+        if (image.shape[1], image.shape[0]) != tuple(size):
+            raise UserError(f"--background {f}: image is {image.shape[1]}x{image.shape[0]}, the camera gives "
+                            f"{size[0]}x{size[1]}")
+        images.append(image)
+    if not images:
+        raise UserError(f"--background {path}: no images there")
+    return images
+
+
+def run(args) -> int:
+    from rich.console import Console
+
+    import rules
+    from hardware import TruncatedVideo, open_source
+
+    from .journal import Journal
+    from .live import ConsoleAnnouncer, run_live
+    from .match import Match
+
+    console = Console(highlight=False, stderr=False)
+    camera = {}
+    if args.exposure_us is not None:
+        camera["exposure_us"] = args.exposure_us
+    if args.colour_gains is not None:
+        camera["colour_gains"] = args.colour_gains
+    source = open_source(args.source, fps=args.fps, size=args.size, max_reconnects=args.max_reconnects,
+                         on_event=lambda kind, message: console.print(f"[yellow]{message}[/]"), **camera)
+    journal_path = Path(args.journal or f"match-{args.game}.sqlite")
+    hub = server = recorder = None
+    with source:
+        for warning in getattr(source, "warnings", []):
+            console.print(f"[yellow]warning: {warning}[/]")
+        console.print(f"source {source.describe()}")
+        cal = check_calibration(args.calibration, source.size, args.game)
+        engine = rules.engine_for(args.ruleset or args.game, cal.profile.geometry)
+        match_info = {"game": args.game, "ruleset": engine.name, "profile": cal.profile.name,
+                      "calibration": str(Path(args.calibration).resolve()), "source": source.name,
+                      "lang": args.lang, "options": engine.options()}
+        journal = Journal.open(journal_path, create=True, match=match_info)
+        try:
+            match = Match(engine, journal, lang=args.lang, listeners=[ConsoleAnnouncer(console)])
+            if match.resumed_shots:
+                console.print(f"[bold]resuming[/] {journal_path}: game {match.game_no}, "
+                              f"{match.resumed_shots} shot(s) already judged")
+            pipeline = make_pipeline(cal, source.fps, args.game, layout=match.snapshot().get("positions"),
+                                     on_error=match.note, background=read_background(args.background, source.size))
+            if not args.no_overlay:
+                hub, server = _start_overlay(args, cal, match, console)
+            if not args.no_clips:
+                from .recorder import ShotRecorder
+                recorder = ShotRecorder(args.clips, source.fps)
+            try:
+                result = run_live(source, pipeline, match, queue_size=args.queue, recorder=recorder, hub=hub)
+            finally:
+                if recorder is not None:
+                    recorder.close()
+                if server is not None:
+                    server.stop()
+        finally:
+            journal.close()
+    console.print(f"{result.frames} frames, {result.shots} shot(s) judged, {result.skipped} already in the journal, "
+                  f"{sum(g.count for g in result.gaps)} frame(s) lost in {len(result.gaps)} gap(s); journal {journal_path}")
+    if recorder is not None:
+        for error in recorder.errors:
+            console.print(f"[red]clip not saved: {error}[/]")
+    if result.error is not None:
+        kept = f"; the {result.shots} shot(s) judged before it are in {journal_path}"
+        if isinstance(result.error, TruncatedVideo):
+            raise UserError(f"{result.error}{kept}")
+        raise UserError(f"{result.error}{kept}; run the same command again to resume")
+    return 0
+
+
+def _start_overlay(args, cal, match, console):
+    from .overlay import OverlayHub, OverlayServer, board_for, create_app, new_token
+
+    token = args.token or os.environ.get("SHOTJUDGE_REFEREE_TOKEN") or new_token()
+    hub = OverlayHub(board_for(cal.profile))
+    hub.state = match.snapshot()
+    match.listeners.append(hub)
+    try:
+        server = OverlayServer(create_app(hub, match, token), args.overlay_host, args.overlay_port).start()
+    except OSError as exc:
+        raise UserError(f"spectators' page: {exc}; use --overlay-port or --no-overlay") from None
+    console.print(f"spectators' page: {server.url}  (for OBS: {server.url}?transparent=1)")
+    if not (args.token or os.environ.get("SHOTJUDGE_REFEREE_TOKEN")):
+        print(f"referee token (shown once): {token}", file=sys.stderr)
+    return hub, server

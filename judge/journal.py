@@ -1,0 +1,267 @@
+"""The match journal: an append-only SQLite file that survives a crash or a power cut.
+
+Every shot record with its ruling and the game state after it, every referee action (override,
+undo, next game) and every frame gap is appended in its own transaction (WAL, ``synchronous=FULL``)
+the moment it happens. Nothing is ever updated or deleted (triggers refuse it); an undo is a new
+entry. Because the rule engines are pure folds, ``resume()`` gives back the effective shot
+records of the current game and ``engine.replay(records)`` rebuilds the state exactly.
+
+A shot is keyed by the hash of its record within its game, so feeding the same shot again (a
+restarted process re-reading its input) is a no-op: no shot is judged twice.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = ["Journal", "JournalError", "Resume", "ShotEntry", "record_hash"]
+
+APPLICATION_ID = 0x53484A44  # "SHJD": marks the file as ours for `file`, sqlite and us
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('match', 'shot', 'override', 'undo', 'next_game', 'gap', 'note')),
+    game_no INTEGER NOT NULL,
+    shot_no INTEGER,
+    record_hash TEXT,
+    wall_time REAL NOT NULL,
+    payload TEXT NOT NULL,
+    UNIQUE (game_no, record_hash)
+);
+CREATE TRIGGER entries_no_update BEFORE UPDATE ON entries BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+CREATE TRIGGER entries_no_delete BEFORE DELETE ON entries BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+"""
+
+
+class JournalError(ValueError):
+    """A journal that is not ours, damaged, or used against another match."""
+
+
+def record_hash(record: Mapping[str, Any]) -> str:
+    """sha256 of the record's canonical JSON: the identity of a shot."""
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ShotEntry:
+    seq: int
+    game_no: int
+    shot_no: int
+    record: Mapping[str, Any]
+    ruling: Mapping[str, Any]
+    state: Mapping[str, Any] | None
+    record_hash: str
+
+
+@dataclass(frozen=True)
+class Resume:
+    """What a restarted judge needs: the match settings, the game in progress and its shots.
+
+    ``records`` are the effective shot records of the current game (undone shots removed,
+    referee overrides folded into the record's ``referee`` list), in order.
+    """
+
+    match: Mapping[str, Any]
+    game_no: int
+    records: tuple[Mapping[str, Any], ...]
+    shots: tuple[ShotEntry, ...]
+    next_shot_no: int
+    last_state: Mapping[str, Any] | None
+    entries: int
+    games: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+
+
+class Journal:
+    """One match in one SQLite file. Open with :meth:`create` (new match) or :meth:`open`."""
+
+    def __init__(self, path: str | Path, conn: sqlite3.Connection):
+        self.path = Path(path)
+        self._conn = conn
+
+    # ----- opening -------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = False, match: Mapping[str, Any] | None = None) -> "Journal":
+        """Open the journal at ``path``; with ``create`` a missing file is made and ``match`` stored."""
+        path = Path(path)
+        exists = path.exists() and path.stat().st_size > 0
+        if not exists and not create:
+            raise JournalError(f"{path}: no such journal")
+        try:
+            conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{path}: not a shotjudge journal (not an SQLite file, or damaged: {exc})") from None
+        if exists:
+            if app_id != APPLICATION_ID or "entries" not in tables:
+                conn.close()
+                raise JournalError(f"{path}: not a shotjudge journal (another SQLite database)")
+            if version > SCHEMA_VERSION:
+                conn.close()
+                raise JournalError(f"{path}: journal format {version} is newer than this shotjudge ({SCHEMA_VERSION})")
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                conn.close()
+                raise JournalError(f"{path}: the journal is damaged ({check})")
+        else:
+            with _transaction(conn):
+                for statement in _statements(_SCHEMA):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        journal = cls(path, conn)
+        if match is not None:
+            journal.start_match(match)
+        return journal
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ----- writing (one transaction each) --------------------------------------------------------
+    def start_match(self, match: Mapping[str, Any]) -> None:
+        """Store the match settings once; a journal of another match is refused."""
+        stored = self.match()
+        if stored is None:
+            self._append("match", 1, None, None, dict(match))
+            return
+        for key in ("game",):
+            if key in match and stored.get(key) != match[key]:
+                raise JournalError(f"{self.path}: this journal is a {stored.get(key)} match, not {match[key]}")
+
+    def append_shot(self, game_no: int, record: Mapping[str, Any], ruling: Mapping[str, Any],
+                    state: Mapping[str, Any] | None) -> tuple[ShotEntry, bool]:
+        """Append a judged shot; returns (entry, True), or (the stored entry, False) if it is already in."""
+        digest = record_hash(record)
+        with _transaction(self._conn) as conn:
+            row = conn.execute("SELECT seq FROM entries WHERE game_no=? AND record_hash=?", (game_no, digest)).fetchone()
+            if row is None:
+                shot_no = 1 + (conn.execute("SELECT COALESCE(MAX(shot_no), 0) FROM entries WHERE kind='shot' AND game_no=?",
+                                            (game_no,)).fetchone()[0])
+                payload = {"record": record, "ruling": ruling, "state": state}
+                conn.execute("INSERT INTO entries (kind, game_no, shot_no, record_hash, wall_time, payload) "
+                             "VALUES ('shot', ?, ?, ?, ?, ?)", (game_no, shot_no, digest, time.time(), _dump(payload)))
+                added = True
+            else:
+                added = False
+        return self.find_shot(game_no, digest), added
+
+    def find_shot(self, game_no: int, digest: str) -> ShotEntry | None:
+        row = self._conn.execute("SELECT seq, game_no, shot_no, record_hash, payload FROM entries "
+                                 "WHERE kind='shot' AND game_no=? AND record_hash=?", (game_no, digest)).fetchone()
+        return _shot_entry(row) if row else None
+
+    def append_action(self, kind: str, game_no: int, payload: Mapping[str, Any], shot_no: int | None = None) -> int:
+        """A referee action (``override``, ``undo``, ``next_game``) or an event (``gap``, ``note``)."""
+        if kind not in ("override", "undo", "next_game", "gap", "note"):
+            raise JournalError(f"unknown journal entry kind {kind!r}")
+        return self._append(kind, game_no, shot_no, None, dict(payload))
+
+    def _append(self, kind, game_no, shot_no, digest, payload) -> int:
+        with _transaction(self._conn) as conn:
+            cur = conn.execute("INSERT INTO entries (kind, game_no, shot_no, record_hash, wall_time, payload) "
+                               "VALUES (?, ?, ?, ?, ?, ?)", (kind, game_no, shot_no, digest, time.time(), _dump(payload)))
+            return int(cur.lastrowid)
+
+    # ----- reading -------------------------------------------------------------------------------
+    def match(self) -> dict[str, Any] | None:
+        row = self._conn.execute("SELECT payload FROM entries WHERE kind='match' ORDER BY seq LIMIT 1").fetchone()
+        return json.loads(row[0]) if row else None
+
+    def entries(self, kind: str | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT seq, kind, game_no, shot_no, wall_time, payload FROM entries"
+        rows = self._conn.execute(sql + (" WHERE kind=? ORDER BY seq" if kind else " ORDER BY seq"),
+                                  (kind,) if kind else ()).fetchall()
+        return [{"seq": r[0], "kind": r[1], "game_no": r[2], "shot_no": r[3], "wall_time": r[4],
+                 "payload": json.loads(r[5])} for r in rows]
+
+    def resume(self) -> Resume:
+        """Fold the entries: the current game, its effective records, the next shot number."""
+        match = self.match() or {}
+        game_no = 1
+        games: dict[int, list[ShotEntry]] = {1: []}
+        overrides: dict[tuple[int, int], list[dict]] = {}
+        count = 0
+        for e in self.entries():
+            count += 1
+            kind, payload = e["kind"], e["payload"]
+            if kind == "shot":
+                games.setdefault(e["game_no"], []).append(ShotEntry(
+                    e["seq"], e["game_no"], e["shot_no"], payload["record"], payload["ruling"], payload.get("state"),
+                    record_hash(payload["record"])))
+            elif kind == "undo":
+                shots = games.setdefault(e["game_no"], [])
+                if shots:
+                    shots.pop()
+            elif kind == "override":
+                overrides.setdefault((e["game_no"], e["shot_no"]), []).extend(payload.get("referee", []))
+            elif kind == "next_game":
+                game_no = max(game_no, e["game_no"] + 1)
+                games.setdefault(game_no, [])
+        effective = {g: tuple(_with_referee(s.record, overrides.get((g, s.shot_no), [])) for s in shots)
+                     for g, shots in games.items()}
+        current = games.get(game_no, [])
+        top = self._conn.execute("SELECT COALESCE(MAX(shot_no), 0) FROM entries WHERE kind='shot' AND game_no=?",
+                                 (game_no,)).fetchone()[0]
+        return Resume(match=match, game_no=game_no, records=effective.get(game_no, ()), shots=tuple(current),
+                      next_shot_no=top + 1, last_state=current[-1].state if current else None, entries=count,
+                      games=effective)
+
+
+def _with_referee(record: Mapping[str, Any], extra: list[dict]) -> Mapping[str, Any]:
+    if not extra:
+        return record
+    out = dict(record)
+    out["referee"] = list(record.get("referee", [])) + list(extra)
+    return out
+
+
+def _shot_entry(row) -> ShotEntry:
+    payload = json.loads(row[4])
+    return ShotEntry(row[0], row[1], row[2], payload["record"], payload["ruling"], payload.get("state"), row[3])
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _statements(script: str) -> list[str]:
+    """Split the schema into statements (triggers contain ';' inside BEGIN ... END)."""
+    out, buf = [], []
+    for line in script.strip().splitlines():
+        buf.append(line)
+        text = "\n".join(buf).strip()
+        if text.endswith(";") and (not text.upper().startswith("CREATE TRIGGER") or text.upper().endswith("END;")):
+            out.append(text)
+            buf = []
+    return out
+
+
+class _transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on error (autocommit connection)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

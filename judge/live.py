@@ -1,0 +1,251 @@
+"""Live judging: capture on its own thread, judge on the main one, never silently lose frames.
+
+The capture thread reads the source as fast as it delivers and puts frames into a bounded queue.
+When judging falls behind, the queue drops its *oldest* frame (the newest matter for what is
+happening now) and the processing side reports the hole as a :class:`FrameGap` with reason
+``queue``; holes the camera made are reported with reason ``camera`` or ``reconnect``. The
+vision stage is anything with ``feed(frame) -> list[ShotRecord]``.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, runtime_checkable
+
+from hardware.frame import Frame, FrameGap, GapDetector, SourceError
+from hardware.source import FrameSource
+
+__all__ = ["Pipeline", "VisionFeed", "FrameQueue", "LiveResult", "run_live", "ConsoleAnnouncer"]
+
+
+@runtime_checkable
+class Pipeline(Protocol):
+    """The seam to vision: frames in, finished shot records out (usually none per frame).
+
+    Optional: ``finish() -> list[ShotRecord]`` for a shot still open when the source ends, and
+    ``overlay(frame) -> OverlayModel | None`` for what to draw on the spectators' video.
+    """
+
+    def feed(self, frame: Frame) -> list: ...
+
+
+class VisionFeed:
+    """Adapts ``vision.pipeline.Pipeline`` (image in, record dict or None out) to the live seam.
+
+    Tracking starts at the first frame from ``layout`` (the pieces on the surface, board mm). A
+    record that does not parse is a vision fault: it is reported through ``on_error``, not judged.
+    """
+
+    def __init__(self, vision, game: str, layout, on_error: Callable[[str], None] | None = None):
+        self.vision, self.game, self.layout = vision, game, dict(layout)
+        self.on_error = on_error
+        self._started = False
+
+    def feed(self, frame: Frame) -> list:
+        if not self._started:
+            layout = {k: tuple(v) for k, v in self.layout.items()}
+            detector = getattr(self.vision, "detector", None)
+            if layout and hasattr(detector, "learn_colours"):
+                detector.learn_colours(frame.image, layout)  # the pieces stand where the game state says
+            self.vision.start(layout, frame.index, frame.t_s)
+            self._started = True
+        return self._parse(self.vision.feed_image(frame.image, frame.index, frame.t_s), frame.index)
+
+    def finish(self) -> list:
+        return self._parse(self.vision.finish(), None) if self._started else []
+
+    def _parse(self, raw, index) -> list:
+        from rules.record import RecordError, parse_record
+
+        if raw is None:
+            return []
+        try:
+            return [parse_record(raw, f"shot ending at frame {index}", self.game)]
+        except RecordError as exc:
+            if self.on_error is None:
+                raise
+            self.on_error(f"vision gave a shot record that cannot be judged: {exc}")
+            return []
+
+
+class FrameQueue:
+    """Bounded FIFO between capture and judging with an explicit policy when it is full.
+
+    ``drop_oldest`` (cameras: the present matters, the camera will not wait) drops the oldest frame
+    and counts it; ``block`` (recordings: nothing is gained by losing frames) makes the reader wait.
+    Gap events ride along in order and are never dropped.
+    """
+
+    def __init__(self, maxsize: int, policy: str = "drop_oldest"):
+        if maxsize < 1:
+            raise ValueError(f"queue size must be at least 1, got {maxsize}")
+        if policy not in ("drop_oldest", "block"):
+            raise ValueError(f"queue policy must be 'drop_oldest' or 'block', got {policy!r}")
+        self._items: deque = deque()
+        self.maxsize = maxsize
+        self.policy = policy
+        self.dropped = 0
+        self._cond = threading.Condition()
+        self._closed = False
+
+    def put(self, item: Any) -> Any | None:
+        """Add an item; returns the item dropped to make room, if any."""
+        with self._cond:
+            dropped = None
+            if isinstance(item, Frame) and self.policy == "block":
+                self._cond.wait_for(lambda: self._frames() < self.maxsize or self._closed)
+            if isinstance(item, Frame) and self._frames() >= self.maxsize:
+                # drop the oldest frame; events (gaps) are never dropped
+                dropped = next(i for i in self._items if isinstance(i, Frame))
+                self._items.remove(dropped)
+                self.dropped += 1
+            self._items.append(item)
+            self._cond.notify()
+            return dropped
+
+    def _frames(self) -> int:
+        return sum(1 for i in self._items if isinstance(i, Frame))
+
+    def get(self, timeout: float | None = None) -> Any | None:
+        """The next item, or None once closed and empty (or on timeout)."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._items or self._closed, timeout):
+                return None
+            item = self._items.popleft() if self._items else None
+            self._cond.notify_all()  # a blocked producer may go on
+            return item
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+@dataclass
+class LiveResult:
+    frames: int = 0
+    shots: int = 0
+    skipped: int = 0
+    gaps: list[FrameGap] = field(default_factory=list)
+    dropped: int = 0
+    error: SourceError | None = None
+    seconds: float = 0.0
+
+
+def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int = 64, recorder=None,
+             hub=None, stop: threading.Event | None = None, overlay_fps: float = 10.0,
+             on_frame: Callable[[Frame], None] | None = None) -> LiveResult:
+    """Judge ``source`` (already open) until it ends, fails for good, or ``stop`` is set.
+
+    Returns what happened; a source error (truncated file, camera gone for good) is in
+    ``result.error`` after every frame read before it was judged and journalled.
+    """
+    stop = stop or threading.Event()
+    queue = FrameQueue(queue_size, "drop_oldest" if source.live else "block")
+    result = LiveResult()
+    errors: list[SourceError] = []
+
+    def capture() -> None:
+        detector = GapDetector(source.fps)
+        try:
+            while not stop.is_set():
+                frame = source.read()
+                if frame is None:
+                    break
+                gap = detector.check(frame)
+                if gap is not None:
+                    queue.put(gap)
+                queue.put(frame)
+        except SourceError as exc:
+            errors.append(exc)
+        finally:
+            queue.close()
+
+    thread = threading.Thread(target=capture, name="capture", daemon=True)
+    started = time.monotonic()
+    thread.start()
+    last: Frame | None = None
+    next_overlay_t = None
+    try:
+        while True:
+            item = queue.get(timeout=0.5)
+            if item is None:
+                if queue.closed:
+                    break
+                continue
+            if isinstance(item, FrameGap):
+                result.gaps.append(item)
+                match.note_gap(item)
+                continue
+            frame: Frame = item
+            if last is not None and frame.index > last.index + 1:
+                gap = FrameGap(last.index, last.t_s, frame.index, frame.t_s, frame.index - last.index - 1, "queue")
+                result.gaps.append(gap)
+                match.note_gap(gap)
+            last = frame
+            result.frames += 1
+            if recorder is not None:
+                recorder.add(frame)
+            _judge(pipeline.feed(frame), match, recorder, frame, result)
+            if on_frame is not None:
+                on_frame(frame)
+            if hub is not None and (next_overlay_t is None or frame.t_s >= next_overlay_t):
+                next_overlay_t = frame.t_s + 1.0 / overlay_fps
+                model = pipeline.overlay(frame) if hasattr(pipeline, "overlay") else None
+                hub.publish_frame(frame.image, model)
+        if hasattr(pipeline, "finish") and last is not None:
+            _judge(pipeline.finish(), match, recorder, last, result)
+    finally:
+        stop.set()
+        queue.close()  # wakes a capture thread blocked on a full queue
+        thread.join(timeout=5.0)
+    result.dropped = queue.dropped
+    result.error = errors[0] if errors else None
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _judge(records, match, recorder, frame: Frame, result: LiveResult) -> None:
+    for record in records:
+        shot = match.judge(record)
+        if shot is None:
+            result.skipped += 1
+            continue
+        result.shots += 1
+        if recorder is not None:
+            recorder.save(shot.game_no, shot.shot_no, record.to_dict(), shot.ruling_dict, record.t0, frame.t_s)
+
+
+class ConsoleAnnouncer:
+    """Prints calls as they happen (rich console); review calls stand out."""
+
+    def __init__(self, console=None):
+        if console is None:
+            from rich.console import Console
+            console = Console(highlight=False)
+        self.console = console
+
+    def __call__(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "call":
+            ruling = event["ruling"]
+            head = f"[bold]game {event['game_no']} shot {event['shot_no']}[/bold] player {ruling.get('player')}"
+            self.console.print(head + (" [reverse red] REVIEW [/]" if ruling.get("review") else ""))
+            for call in ruling.get("calls", []):
+                style = "red" if call.get("review") else "cyan"
+                self.console.print(f"  [{style}]{call['code']}[/] ({call['clause']}) {call.get('text', '')}",
+                                   markup=True)
+            if ruling.get("game_over"):
+                over = ruling["game_over"]
+                self.console.print(f"  [bold green]game over: {over['result']} {over.get('winner') or ''}[/]")
+        elif kind == "gap":
+            self.console.print(f"[yellow]frames lost: {event['text']}[/]")
+        elif kind in ("referee", "message", "unjudged"):
+            style = "magenta" if kind == "referee" else "yellow"
+            self.console.print(f"[{style}]{event['text']}[/]", markup=True)

@@ -1,0 +1,266 @@
+"""The spectators' page, served by the judge: live video, board diagram, score, the last call.
+
+FastAPI in a background uvicorn thread. The video is an MJPEG stream of the latest annotated
+frame; calls and state go to every browser over a WebSocket as JSON. Spectators can only
+watch; referee actions (undo, override, next game) are POSTs with ``Authorization: Bearer
+<token>`` (compared in constant time) and land in the journal like everything else. The page
+(``judge/static/``) loads nothing from the internet, so it works at a club without Wi-Fi.
+"""
+
+import asyncio
+import hmac
+import json
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from pydantic import BaseModel, Field
+
+from .overlay_draw import OverlayModel, draw_overlay
+
+__all__ = ["OverlayHub", "OverlayServer", "create_app", "board_for", "new_token"]
+
+STATIC = Path(__file__).with_name("static")
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def board_for(profile) -> dict:
+    """What the browser needs to draw the board diagram, in board millimetres, from the profile."""
+    g = profile.geometry
+    if profile.game == "novuss":
+        h = g["surface_mm"] / 2
+        d, zw = g["zone_depth_mm"], g["zone_half_width_mm"]
+        return {"game": "novuss", "extent_mm": [-h, -h, h, h], "piece_r_mm": g["pawn_diameter_mm"] / 2,
+                "bat_r_mm": g["bat_diameter_mm"] / 2,
+                "holes": [{"x": sx * h, "y": sy * h, "r": g["pocket_radius_mm"]} for sx in (-1, 1) for sy in (-1, 1)],
+                "circles": [{"x": 0, "y": 0, "r": g["circle_radius_mm"]}],
+                "zones": [{"player": "A", "rect": [-zw, -h, zw, -h + d]}, {"player": "B", "rect": [-zw, h - d, zw, h]}]}
+    hw, hh = g["view_half_width_mm"], g["view_half_height_mm"]
+    line_y = -g["start_line_distance_mm"]
+    gap, length = g["start_line_gap_mm"] / 2, g["start_line_length_mm"]
+    return {"game": "cvrnkana", "extent_mm": [-hw, min(-hh, line_y - 100), hw, hh],
+            "piece_r_mm": g["marble_diameter_mm"] / 2, "holes": [{"x": 0, "y": 0, "r": g["pit_diameter_mm"] / 2}],
+            "circles": [], "lines": [[-gap - length, line_y, -gap, line_y], [gap, line_y, gap + length, line_y]]}
+
+
+class OverlayHub:
+    """Latest frame and state, shared between the judging thread and the server's event loop.
+
+    It is also a match listener: call it with a match event and every browser gets it.
+    """
+
+    def __init__(self, board: "Mapping[str, Any] | None" = None, jpeg_quality: int = 80):
+        self.board = dict(board or {})
+        self.jpeg_quality = jpeg_quality
+        self.state: dict = {}
+        self.last_call: dict | None = None
+        self._jpeg: bytes | None = None
+        self._frame_no = 0
+        self._lock = threading.Lock()
+        self._clients: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = set()
+        self._frame_waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+
+    # ----- from the judging thread ---------------------------------------------------------------
+    def publish_frame(self, image, model: OverlayModel | None = None) -> None:
+        import cv2
+
+        annotated = draw_overlay(image, model) if model is not None else image
+        ok, buf = cv2.imencode(".jpg", annotated, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
+        if not ok:
+            return
+        with self._lock:
+            self._jpeg = buf.tobytes()
+            self._frame_no += 1
+            waiters = list(self._frame_waiters)
+        for loop, event in waiters:
+            loop.call_soon_threadsafe(event.set)
+
+    def __call__(self, event: dict) -> None:
+        with self._lock:
+            if "state" in event:
+                self.state = event["state"]
+            if event.get("type") == "call" or (event.get("type") == "referee" and "ruling" in event):
+                self.last_call = event
+        self.broadcast(event)
+
+    def broadcast(self, message: dict) -> None:
+        text = json.dumps(message, ensure_ascii=False)
+        with self._lock:
+            clients = list(self._clients)
+        for loop, queue in clients:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, text)
+            except RuntimeError:  # that client's loop is gone
+                pass
+
+    def hello(self) -> dict:
+        with self._lock:
+            return {"type": "hello", "board": self.board, "state": self.state, "last": self.last_call}
+
+    # ----- from the server's loop ----------------------------------------------------------------
+    def subscribe(self) -> asyncio.Queue:
+        queue: asyncio.Queue = asyncio.Queue(maxsize=256)
+        with self._lock:
+            self._clients.add((asyncio.get_running_loop(), queue))
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue) -> None:
+        with self._lock:
+            self._clients = {c for c in self._clients if c[1] is not queue}
+
+    def latest_jpeg(self) -> tuple[bytes | None, int]:
+        with self._lock:
+            return self._jpeg, self._frame_no
+
+    async def next_jpeg(self, seen: int) -> tuple[bytes, int]:
+        event = asyncio.Event()
+        key = (asyncio.get_running_loop(), event)
+        with self._lock:
+            self._frame_waiters.add(key)
+        try:
+            while True:
+                jpeg, number = self.latest_jpeg()
+                if jpeg is not None and number != seen:
+                    return jpeg, number
+                event.clear()
+                await event.wait()
+        finally:
+            with self._lock:
+                self._frame_waiters.discard(key)
+
+
+class Override(BaseModel):
+    """Body of POST /api/referee/override."""
+
+    shot_no: int = Field(ge=1)
+    code: str = Field(min_length=1, max_length=40)
+    note: str = Field(default="", max_length=200)
+
+
+def create_app(hub: OverlayHub, referee, token: str):
+    """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()``."""
+    from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
+    from fastapi.responses import FileResponse, Response, StreamingResponse
+    from fastapi.staticfiles import StaticFiles
+    from .match import RefereeError
+
+    if not token:
+        raise ValueError("the referee token must not be empty")
+    expected = token.encode()
+    app = FastAPI(title="shotjudge overlay", docs_url=None, redoc_url=None, openapi_url=None)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def require_referee(authorization: str | None = Header(default=None)) -> None:
+        scheme, _, given = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected):
+            raise HTTPException(401, "referee token required", headers={"WWW-Authenticate": "Bearer"})
+
+    def act(fn, *args):
+        try:
+            return fn(*args)
+        except RefereeError as exc:
+            raise HTTPException(409, str(exc)) from None
+
+    @app.get("/", include_in_schema=False)
+    def index():
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    @app.get("/api/state")
+    def state():
+        return hub.hello()
+
+    @app.get("/snapshot.jpg")
+    def snapshot():
+        jpeg, _ = hub.latest_jpeg()
+        if jpeg is None:
+            raise HTTPException(404, "no frame yet")
+        return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.get("/video.mjpg")
+    async def video():
+        def part(jpeg: bytes) -> bytes:
+            return (b"Content-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode()
+                    + b"\r\n\r\n" + jpeg + b"\r\n--frame\r\n")
+
+        async def parts():
+            # Chromium shows a part only when the next one starts: the first frame goes out twice,
+            # and a still picture is repeated every second (which also keeps the connection alive).
+            yield b"--frame\r\n"
+            jpeg, seen = await hub.next_jpeg(-1)
+            yield part(jpeg) + part(jpeg)
+            while True:
+                try:
+                    jpeg, seen = await asyncio.wait_for(hub.next_jpeg(seen), timeout=1.0)
+                except asyncio.TimeoutError:
+                    pass
+                yield part(jpeg)
+        return StreamingResponse(parts(), media_type="multipart/x-mixed-replace; boundary=frame",
+                                 headers={"Cache-Control": "no-store"})
+
+    @app.websocket("/ws")
+    async def ws(socket: WebSocket):
+        await socket.accept()
+        queue = hub.subscribe()
+        try:
+            await socket.send_text(json.dumps(hub.hello(), ensure_ascii=False))
+            while True:
+                await socket.send_text(await queue.get())
+        except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
+            pass  # browser gone, or the server is shutting down
+        finally:
+            hub.unsubscribe(queue)
+
+    @app.post("/api/referee/undo", dependencies=[Depends(require_referee)])
+    def undo():
+        return act(referee.undo)
+
+    @app.post("/api/referee/override", dependencies=[Depends(require_referee)])
+    def override(body: Override):
+        return act(referee.override, body.shot_no, body.code, body.note)
+
+    @app.post("/api/referee/next-game", dependencies=[Depends(require_referee)])
+    def next_game():
+        return act(referee.next_game)
+
+    return app
+
+
+class OverlayServer:
+    """uvicorn in a daemon thread; ``port=0`` picks a free port (see ``.url`` after start)."""
+
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 8080):
+        self.app, self.host, self.port = app, host, port
+        self._server = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, timeout_s: float = 10.0) -> "OverlayServer":
+        import uvicorn
+
+        config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning", lifespan="off",
+                                timeout_graceful_shutdown=1)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="overlay", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise OSError(f"overlay server could not start on {self.host}:{self.port} (port in use?)")
+            time.sleep(0.02)
+        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            self._server.force_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)

@@ -1,0 +1,129 @@
+"""A stand-in for ``cv2.VideoCapture`` on a V4L2 webcam, and a clock that time can be skipped on.
+
+Behaves like OpenCV's V4L2 backend at its surface: ``VideoCapture(index, cv2.CAP_V4L2)``;
+``isOpened()`` is False for a missing device; ``set(CAP_PROP_*)`` returns True and the driver
+negotiates the nearest mode it supports; ``get(CAP_PROP_*)`` reads back what it really gives
+(``CAP_PROP_FOURCC`` as the packed float); ``grab()`` returns False once the device is gone, and
+``read()`` then gives ``(False, None)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+
+class Clock:
+    """Monotonic seconds that advance only when a frame is exposed or the code sleeps."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, s: float) -> None:
+        self.now += s
+
+
+@dataclass
+class Device:
+    """A webcam: its modes (w, h, fps, fourcc), and a script of failures."""
+
+    modes: list = field(default_factory=lambda: [(640, 480, 30.0, "YUYV"), (1280, 720, 30.0, "YUYV"),
+                                                 (1280, 720, 60.0, "MJPG")])
+    plugged: bool = True
+    frames_until_death: int | None = None   # frames delivered before the device vanishes
+    refuse_opens: int = 0                   # opens that fail after it vanished (it is being replugged)
+    opens: int = 0
+    frames: int = 0
+
+
+class FakeVideoCapture:
+    devices: dict[int, Device] = {}
+    clock: Clock | None = None
+    instances: list["FakeVideoCapture"] = []
+
+    def __init__(self, index, api=None, params=None):
+        self.api = api
+        self.device = self.devices.get(index)
+        self.opened = False
+        type(self).instances.append(self)
+        dev = self.device
+        if dev is None:
+            return
+        dev.opens += 1
+        if not dev.plugged:
+            if dev.refuse_opens > 0:
+                dev.refuse_opens -= 1
+                return
+            dev.plugged = True
+        self.opened = True
+        self.props = {cv2.CAP_PROP_FRAME_WIDTH: 640.0, cv2.CAP_PROP_FRAME_HEIGHT: 480.0, cv2.CAP_PROP_FPS: 30.0,
+                      cv2.CAP_PROP_FOURCC: float(cv2.VideoWriter_fourcc(*"YUYV")),
+                      cv2.CAP_PROP_AUTO_EXPOSURE: 3.0, cv2.CAP_PROP_EXPOSURE: 166.0}
+        self.wanted = dict(self.props)
+        self.mode = dev.modes[0]
+
+    def isOpened(self):
+        return self.opened
+
+    def set(self, prop, value):
+        if not self.opened:
+            return False
+        self.wanted[prop] = float(value)
+        w, h = self.wanted[cv2.CAP_PROP_FRAME_WIDTH], self.wanted[cv2.CAP_PROP_FRAME_HEIGHT]
+        fps = self.wanted[cv2.CAP_PROP_FPS]
+        fourcc = _text(self.wanted[cv2.CAP_PROP_FOURCC])
+        # the driver picks the supported mode closest to the request
+        self.mode = min(self.device.modes, key=lambda m: (abs(m[0] * m[1] - w * h), abs(m[2] - fps), m[3] != fourcc))
+        self.props.update({cv2.CAP_PROP_FRAME_WIDTH: float(self.mode[0]), cv2.CAP_PROP_FRAME_HEIGHT: float(self.mode[1]),
+                           cv2.CAP_PROP_FPS: self.mode[2], cv2.CAP_PROP_FOURCC: float(cv2.VideoWriter_fourcc(*self.mode[3]))})
+        if prop in (cv2.CAP_PROP_AUTO_EXPOSURE, cv2.CAP_PROP_EXPOSURE):
+            self.props[prop] = float(value)
+        return True
+
+    def get(self, prop):
+        return self.props.get(prop, 0.0) if self.opened else 0.0
+
+    def grab(self):
+        dev = self.device
+        if not self.opened or not dev.plugged:
+            return False
+        if dev.frames_until_death is not None and dev.frames >= dev.frames_until_death:
+            dev.plugged = False
+            dev.frames_until_death = None
+            return False
+        if self.clock is not None:
+            self.clock.sleep(1.0 / self.mode[2])
+        dev.frames += 1
+        return True
+
+    def retrieve(self):
+        w, h = self.mode[0], self.mode[1]
+        image = np.zeros((h, w, 3), np.uint8)
+        image[0, 0, 0] = self.device.frames % 256
+        return True, image
+
+    def read(self):
+        return self.retrieve() if self.grab() else (False, None)
+
+    def release(self):
+        self.opened = False
+
+
+def _text(value: float) -> str:
+    code = int(value)
+    return "".join(chr((code >> (8 * i)) & 0xFF) for i in range(4))
+
+
+def install(monkeypatch, devices: dict[int, Device]) -> Clock:
+    """Replace cv2.VideoCapture and the source's clock for one test."""
+    import hardware.opencv
+
+    clock = Clock()
+    FakeVideoCapture.devices, FakeVideoCapture.clock, FakeVideoCapture.instances = devices, clock, []
+    monkeypatch.setattr(cv2, "VideoCapture", FakeVideoCapture)
+    monkeypatch.setattr(hardware.opencv, "monotonic", clock.monotonic)
+    return clock

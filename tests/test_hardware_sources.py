@@ -1,0 +1,188 @@
+"""Webcam (fake cv2.VideoCapture at the vendor boundary), video files, image folders, source specs."""
+from fractions import Fraction
+
+import av
+import cv2
+import numpy as np
+import pytest
+
+import fake_cv2_capture as fcv
+from hardware import (GapDetector, ImageFolderSource, ReconnectingSource, SourceError, TruncatedVideo,
+                      VideoFileSource, open_source)
+from hardware.opencv import StreamSource, UsbCameraSource
+
+
+# ----- webcam ------------------------------------------------------------------------------------
+def test_webcam_is_asked_for_mjpg_720p60_over_v4l2_and_read_back(monkeypatch):
+    fcv.install(monkeypatch, {0: fcv.Device()})
+    with UsbCameraSource(0, size=(1280, 720), fps=60) as src:
+        cap = fcv.FakeVideoCapture.instances[0]
+        assert cap.api == cv2.CAP_V4L2
+        assert fcv._text(cap.wanted[cv2.CAP_PROP_FOURCC]) == "MJPG"
+        frames = [src.read() for _ in range(3)]
+    assert src.size == (1280, 720) and src.fps == 60.0
+    assert src.info == {"requested": "1280x720 at 60 fps MJPG", "actual": "1280x720 at 60 fps MJPG", "exposure": "auto"}
+    assert src.warnings == []
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert [round(b.t_s - a.t_s, 6) for a, b in zip(frames, frames[1:])] == [round(1 / 60, 6)] * 2
+    assert not cap.isOpened()  # released on close
+
+
+def test_webcam_that_cannot_do_the_request_says_what_it_gives(monkeypatch):
+    fcv.install(monkeypatch, {0: fcv.Device(modes=[(640, 480, 30.0, "YUYV")])})
+    with UsbCameraSource(0, size=(1920, 1080), fps=60, exposure=50) as src:
+        assert src.size == (640, 480) and src.fps == 30.0
+        assert src.read().size == (640, 480)
+        assert src.info["exposure"] == 50.0
+    assert src.warnings == ["usb:0 gives 640x480 at 30 fps YUYV, not the requested 1920x1080 at 60 fps MJPG",
+                            "usb:0 sends YUYV instead of MJPG"]
+
+
+def test_webcam_that_dies_mid_stream_is_reopened_with_backoff_and_the_hole_reported(monkeypatch):
+    dev = fcv.Device(frames_until_death=6, refuse_opens=2)
+    clock = fcv.install(monkeypatch, {0: dev})
+    events, sleeps = [], []
+
+    def sleep(s):
+        sleeps.append(s)
+        clock.sleep(s)
+
+    src = open_source("usb:0", fps=60, size=(1280, 720), on_event=lambda kind, msg: events.append((kind, msg)))
+    assert isinstance(src, ReconnectingSource)
+    src._sleep = sleep
+    with src:
+        det = GapDetector(src.fps)
+        frames = [src.read() for _ in range(10)]
+        gaps = [g for g in map(det.check, frames) if g]
+    assert [f.index for f in frames] == list(range(10))
+    assert sleeps == [0.25, 0.5, 1.0]  # two refused opens, then the camera is back
+    assert [k for k, _ in events] == ["lost", "retry", "retry", "reconnected"]
+    assert "usb:0: the webcam stopped delivering frames" in events[0][1]
+    assert len(gaps) == 1
+    gap = gaps[0]
+    assert gap.reason == "reconnect" and gap.from_index == 4 and gap.to_index == 5
+    # 1.75 s of backoff plus the first frame the reopened camera gave at 60 fps
+    assert gap.count == round((1.75 + 2 / 60) * 60) - 1
+
+
+def test_webcam_that_never_comes_back_ends_with_a_clear_message(monkeypatch):
+    clock = fcv.install(monkeypatch, {0: fcv.Device(frames_until_death=2, refuse_opens=99)})
+    src = open_source("usb:0", max_reconnects=3)
+    src._sleep = clock.sleep
+    with src, pytest.raises(SourceError) as err:
+        for _ in range(5):
+            src.read()
+    assert str(err.value).startswith("usb:0: stopped delivering frames and could not be reopened after 3 attempts")
+
+
+def test_missing_webcam_is_a_clear_error(monkeypatch):
+    fcv.install(monkeypatch, {})
+    with pytest.raises(SourceError, match=r"usb:3: cannot open the webcam /dev/video3"):
+        open_source("usb:3").open()
+
+
+def test_stream_redacts_password_and_uses_ffmpeg(monkeypatch):
+    fcv.install(monkeypatch, {})
+    src = StreamSource("rtsp://judge:secret@192.0.2.7/table1")
+    assert src.name == "rtsp://judge:***@192.0.2.7/table1"
+    with pytest.raises(SourceError, match=r"cannot open the stream"):
+        src.open()
+    assert fcv.FakeVideoCapture.instances[0].api == cv2.CAP_FFMPEG
+
+
+# ----- recorded material -------------------------------------------------------------------------
+def write_mp4(path, n=48, fps=30, size=(96, 64), faststart=False, seed=0):
+    rng = np.random.default_rng(seed)
+    options = {"movflags": "faststart"} if faststart else {}
+    with av.open(str(path), "w", options=options) as out:
+        stream = out.add_stream("libx264", rate=Fraction(fps))
+        stream.width, stream.height, stream.pix_fmt = size[0], size[1], "yuv420p"
+        stream.options = {"g": "1"}  # every frame a keyframe: a cut file still decodes up to the cut
+        for i in range(n):
+            image = rng.integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)
+            image[:16, :16] = (i * 20) % 256
+            for packet in stream.encode(av.VideoFrame.from_ndarray(image, format="bgr24")):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+
+
+def test_video_file_times_come_from_index_and_rate(tmp_path):
+    path = tmp_path / "clip.mp4"
+    write_mp4(path, n=12, fps=30)
+    with VideoFileSource(path) as src:
+        frames = list(src)
+    assert src.fps == 30.0 and src.size == (96, 64)
+    assert [f.index for f in frames] == list(range(12))
+    assert [f.t_s for f in frames] == [i / 30 for i in range(12)]
+    assert [int(round(float(f.image[2:14, 2:14].mean()) / 20)) for f in frames] == list(range(12))
+    assert all(not f.image.flags.writeable for f in frames)
+
+
+def test_truncated_video_ends_with_how_many_frames_were_read(tmp_path):
+    path = tmp_path / "cut.mp4"
+    write_mp4(path, n=48, faststart=True)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 6 // 10])
+    got = []
+    with VideoFileSource(path) as src, pytest.raises(TruncatedVideo) as err:
+        for frame in src:
+            got.append(frame.index)
+    assert 0 < len(got) < 48 and got == list(range(len(got)))
+    assert err.value.frames_read == len(got) and err.value.frames_expected == 48
+    assert f"the video ends early after {len(got)} of 48 frames" in str(err.value)
+
+
+def test_video_cut_before_its_index_cannot_be_opened(tmp_path):
+    path = tmp_path / "cut.mp4"
+    write_mp4(path, n=10)  # index (moov) written at the end: a cut file has none
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(SourceError, match="cannot read this file as a video"):
+        VideoFileSource(path).open()
+
+
+def test_image_folder_natural_order_and_times(tmp_path):
+    for i in (1, 2, 10):
+        cv2.imwrite(str(tmp_path / f"frame{i}.png"), np.full((8, 10, 3), i, np.uint8))
+    (tmp_path / "notes.txt").write_text("not an image")
+    with ImageFolderSource(tmp_path, fps=50) as src:
+        frames = list(src)
+    assert [int(f.image[0, 0, 0]) for f in frames] == [1, 2, 10]
+    assert [f.t_s for f in frames] == [0.0, 0.02, 0.04]
+    assert src.size == (10, 8)
+
+
+def test_image_folder_with_a_broken_image_names_it(tmp_path):
+    cv2.imwrite(str(tmp_path / "a1.png"), np.zeros((4, 4, 3), np.uint8))
+    (tmp_path / "a2.png").write_bytes(b"garbage")
+    with ImageFolderSource(tmp_path) as src:
+        src.read()
+        with pytest.raises(SourceError, match=r"a2.png: cannot read this image \(image 2 of 2\)"):
+            src.read()
+
+
+# ----- specs -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec, message", [
+    ("", "source: empty"),
+    ("usb:left", "usb needs a device number"),
+    ("ftp://host/x", "unknown stream type 'ftp'"),
+    ("no/such/file.mp4", "no such file or folder, and not a camera"),
+])
+def test_nonsense_specs_get_one_line_errors(spec, message):
+    with pytest.raises(SourceError) as err:
+        open_source(spec)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_specs_pick_the_right_source(tmp_path):
+    path = tmp_path / "v.mp4"
+    write_mp4(path, n=2)
+    assert isinstance(open_source(str(path)), VideoFileSource)
+    assert isinstance(open_source(str(tmp_path)), ImageFolderSource)
+    assert isinstance(open_source("usb:2", reconnect=False), UsbCameraSource)
+    assert isinstance(open_source("rtsp://cam/1").inner, StreamSource)
+    with pytest.raises(SourceError, match="do not apply to a recording"):
+        open_source(str(path), exposure_us=100)
+    with pytest.raises(SourceError, match="setting\\(s\\) exposure_us do not apply to this kind of source"):
+        open_source("usb:0", exposure_us=100)
