@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-__all__ = ["Profile", "ProfileError", "load_profile", "default_profile", "list_profiles"]
+__all__ = ["Profile", "ProfileError", "load_profile", "default_profile", "list_profiles", "profile_from_dict",
+           "save_profile"]
 
 SCHEMA = "shotjudge.profile/1"
 
@@ -97,6 +99,41 @@ def _check_geometry(game: str, geo: Mapping[str, Any], where: str) -> None:
             raise ProfileError(f"{where}: geometry.marbles_per_player must be 10, 15 or 20 (rules clause 5)")
 
 
+_DICT_NAME = re.compile(r"^DICT_(\d)X\1_(50|100|250|1000)$")
+
+
+def _check_markers(markers: Any, where: str) -> None:
+    """The ``markers`` section: ArUco dictionary, black-square side ``size_mm`` and each id's centre in board
+    mm (squares axis-aligned with the board frame; see docs/calibration.md for the corner order)."""
+    if not isinstance(markers, dict):
+        raise ProfileError(f"{where}: markers must be an object")
+    if not markers:
+        return
+    name = markers.get("dictionary")
+    match = _DICT_NAME.match(name) if isinstance(name, str) else None
+    if match is None:
+        raise ProfileError(f"{where}: markers.dictionary must be an ArUco name like 'DICT_4X4_50', got {name!r}")
+    size = markers.get("size_mm")
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
+        raise ProfileError(f"{where}: markers.size_mm must be a positive number, got {size!r}")
+    centres = markers.get("centres_mm")
+    if not isinstance(centres, dict) or len(centres) < 1:
+        raise ProfileError(f"{where}: markers.centres_mm must map marker ids to [x_mm, y_mm]")
+    count = int(match.group(2))
+    points = []
+    for key, xy in centres.items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) < count):
+            raise ProfileError(f"{where}: markers.centres_mm key {key!r} is not an id of {name} (0..{count - 1})")
+        if (not isinstance(xy, list) or len(xy) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in xy)):
+            raise ProfileError(f"{where}: markers.centres_mm[{key}] must be [x_mm, y_mm], got {xy!r}")
+        points.append((key, float(xy[0]), float(xy[1])))
+    for i, (ka, xa, ya) in enumerate(points):
+        for kb, xb, yb in points[i + 1:]:
+            if max(abs(xa - xb), abs(ya - yb)) < size:
+                raise ProfileError(f"{where}: markers {ka} and {kb} overlap (centres closer than size_mm)")
+
+
 def _from_dict(data: Any, where: str) -> Profile:
     if not isinstance(data, dict):
         raise ProfileError(f"{where}: a profile must be a JSON object")
@@ -109,11 +146,25 @@ def _from_dict(data: Any, where: str) -> Profile:
     if not isinstance(geo, dict):
         raise ProfileError(f"{where}: geometry must be an object")
     _check_geometry(game, geo, where)
+    _check_markers(data.get("markers") or {}, where)
     return Profile(
         game=game, name=str(data.get("name") or Path(where).stem), geometry=_freeze(geo),
         markers=_freeze(data.get("markers") or {}), defaults_unconfirmed=bool(data.get("defaults_unconfirmed")),
         source=where,
     )
+
+
+def profile_from_dict(data: Any, where: str = "profile") -> Profile:
+    """Validate a profile given as a parsed JSON object (e.g. the snapshot inside a calibration file)."""
+    return _from_dict(data, where)
+
+
+def save_profile(profile: Profile, path: str | Path) -> Path:
+    """Write a profile as JSON atomically (temp file + rename): how a measured profile is offered to a club."""
+    from .atomic import write_atomic
+
+    text = json.dumps(profile.to_dict(), indent=2) + "\n"
+    return write_atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 def list_profiles() -> list[str]:

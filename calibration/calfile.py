@@ -1,0 +1,199 @@
+"""The calibration file (``shotjudge.calibration/1``): everything needed to turn this camera's pixels into
+board millimetres again, for live play and for replays. Written atomically; read back strictly."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import write_atomic
+from .errors import CalibrationError
+from .plane import PlaneFit, PlaneMap
+from .profile import Profile, ProfileError, load_profile, profile_from_dict
+
+__all__ = ["SCHEMA", "Calibration", "save_calibration", "load_calibration"]
+
+SCHEMA = "shotjudge.calibration/1"
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """One camera over one board: profile, lens, plane and how well it fitted."""
+
+    profile: Profile
+    plane: PlaneMap
+    rms_mm: float
+    max_mm: float
+    rms_px: float
+    points: int
+    method: str = "markers"  # "markers" or "manual"
+    marker_ids: tuple[int, ...] = ()
+    intrinsics_source: str = "charuco"  # "charuco", "nominal", "file" or "known"
+    intrinsics_rms_px: float | None = None
+    created: str = ""
+
+    @property
+    def game(self) -> str:
+        return self.profile.game
+
+    @classmethod
+    def from_fit(cls, profile: Profile, fit: PlaneFit, intrinsics_source: str = "charuco",
+                 intrinsics_rms_px: float | None = None, created: str | None = None) -> "Calibration":
+        created = created or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+        return cls(profile, fit.plane, fit.rms_mm, fit.max_mm, fit.rms_px, fit.points, fit.method, fit.marker_ids,
+                   intrinsics_source, intrinsics_rms_px, created)
+
+    def with_fit(self, fit: PlaneFit, created: str | None = None) -> "Calibration":
+        """The same lens and profile with a new plane (re-calibration after the board moved)."""
+        return Calibration.from_fit(self.profile, fit, self.intrinsics_source, self.intrinsics_rms_px, created)
+
+    def to_dict(self) -> dict:
+        p = self.profile.to_dict()
+        return {
+            "schema": SCHEMA,
+            "game": self.game,
+            "profile": {"name": p["name"], "defaults_unconfirmed": p["defaults_unconfirmed"],
+                        "geometry": p["geometry"], "markers": p["markers"]},
+            "image_size": list(self.plane.image_size),
+            "camera_matrix": self.plane.camera_matrix.tolist(),
+            "distortion": self.plane.distortion.tolist(),
+            "homography_image_to_board": self.plane.homography.tolist(),
+            "residuals": {"rms_mm": self.rms_mm, "max_mm": self.max_mm, "rms_px": self.rms_px, "points": self.points},
+            "method": self.method,
+            "marker_ids": list(self.marker_ids),
+            "intrinsics": {"source": self.intrinsics_source, "rms_px": self.intrinsics_rms_px},
+            "created": self.created,
+        }
+
+
+def save_calibration(calibration: Calibration, path) -> Path:
+    """Write ``calibration`` to ``path`` atomically (temp file in the same folder, then rename)."""
+    path = Path(path)
+    text = json.dumps(calibration.to_dict(), indent=2) + "\n"
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    return write_atomic(path, write)
+
+
+def _matrix(data: dict, key: str, shape: tuple[int, int], where: str) -> np.ndarray:
+    try:
+        a = np.array(data[key], dtype=float)
+    except KeyError:
+        raise CalibrationError(f"{where}: {key} is missing") from None
+    except (TypeError, ValueError):
+        raise CalibrationError(f"{where}: {key} must be a {shape[0]}x{shape[1]} list of numbers") from None
+    if a.shape != shape or not np.all(np.isfinite(a)):
+        raise CalibrationError(f"{where}: {key} must be a {shape[0]}x{shape[1]} list of finite numbers")
+    return a
+
+
+def _number(value, what: str, where: str, optional: bool = False):
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise CalibrationError(f"{where}: {what} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+def _profile(data: dict, where: str) -> Profile:
+    snap = data.get("profile")
+    if not isinstance(snap, dict) or not isinstance(snap.get("name"), str):
+        raise CalibrationError(f"{where}: profile must be an object with a name")
+    try:
+        if "geometry" not in snap:  # a reference only: the profile must exist here
+            profile = load_profile(snap["name"])
+        else:
+            full = {"schema": "shotjudge.profile/1", "game": data.get("game"), **snap}
+            profile = profile_from_dict(full, snap["name"])
+    except ProfileError as exc:
+        raise CalibrationError(f"{where}: profile: {exc}") from None
+    if profile.game != data.get("game"):
+        raise CalibrationError(f"{where}: profile {profile.name!r} is for {profile.game}, the file says {data.get('game')!r}")
+    return profile
+
+
+def load_calibration(path, expected_image_size=None) -> Calibration:
+    """Read a calibration file, refusing (``CalibrationError``, one line) anything missing, truncated,
+    malformed or inconsistent - including a file made for another image size than ``expected_image_size``."""
+    where = str(path)
+    p = Path(path)
+    if not p.is_file():
+        raise CalibrationError(f"calibration file {where} does not exist (run: shotjudge calibrate --out {where})")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{where}: not a calibration file (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise CalibrationError(f"{where}: truncated or not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise CalibrationError(f"{where}: a calibration file must be a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise CalibrationError(f"{where}: schema must be {SCHEMA!r}, got {data.get('schema')!r} "
+                               f"(re-run shotjudge calibrate)")
+    if data.get("game") not in ("novuss", "cvrnkana"):
+        raise CalibrationError(f"{where}: game must be 'novuss' or 'cvrnkana', got {data.get('game')!r}")
+    profile = _profile(data, where)
+    size = data.get("image_size")
+    if (not isinstance(size, list) or len(size) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        raise CalibrationError(f"{where}: image_size must be [width, height] in pixels, got {size!r}")
+    if expected_image_size is not None and tuple(size) != tuple(int(v) for v in expected_image_size):
+        w, h = expected_image_size
+        raise CalibrationError(f"{where}: made for {size[0]}x{size[1]} images but the frames are {w}x{h} "
+                               f"(re-calibrate at this resolution)")
+    k = _matrix(data, "camera_matrix", (3, 3), where)
+    dist = data.get("distortion")
+    if not isinstance(dist, list) or len(dist) not in (4, 5, 8, 12, 14):
+        raise CalibrationError(f"{where}: distortion must be a list of 4, 5, 8, 12 or 14 numbers")
+    h = _matrix(data, "homography_image_to_board", (3, 3), where)
+    res = data.get("residuals")
+    if not isinstance(res, dict):
+        raise CalibrationError(f"{where}: residuals must be an object with rms_mm, max_mm, rms_px, points")
+    intr = data.get("intrinsics") if isinstance(data.get("intrinsics"), dict) else {}
+    method = data.get("method", "markers")
+    if method not in ("markers", "manual"):
+        raise CalibrationError(f"{where}: method must be 'markers' or 'manual', got {method!r}")
+    ids = data.get("marker_ids", [])
+    if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise CalibrationError(f"{where}: marker_ids must be a list of integers")
+    try:
+        plane = PlaneMap((size[0], size[1]), k, np.array(dist, dtype=float), h)
+        points = res.get("points")
+        if isinstance(points, bool) or not isinstance(points, int) or points < 4:
+            raise CalibrationError(f"residuals.points must be an integer >= 4, got {points!r}")
+    except (CalibrationError, TypeError, ValueError) as exc:
+        raise CalibrationError(f"{where}: {exc}") from None
+    _check_board_in_view(plane, profile, where)
+    return Calibration(profile, plane, _number(res.get("rms_mm"), "residuals.rms_mm", where),
+                       _number(res.get("max_mm"), "residuals.max_mm", where),
+                       _number(res.get("rms_px"), "residuals.rms_px", where), points, method, tuple(ids),
+                       str(intr.get("source", "file")), _number(intr.get("rms_px"), "intrinsics.rms_px", where, True),
+                       str(data.get("created", "")))
+
+
+def _check_board_in_view(plane: PlaneMap, profile: Profile, where: str) -> None:
+    """A homography that puts the board behind the camera or flips it is not a calibration."""
+    if profile.game == "novuss":
+        h = profile["surface_mm"] / 2
+        square = np.array([[-h, h], [h, h], [h, -h], [-h, -h]])
+    else:
+        r = profile["pit_diameter_mm"]
+        square = np.array([[-r, r], [r, r], [r, -r], [-r, -r]])
+    q = np.column_stack([square, np.ones(4)]) @ plane.board_to_undistorted.T
+    if np.any(q[:, 2] <= 0):
+        raise CalibrationError(f"{where}: the homography puts the board behind the camera (file edited or corrupt)")
+    px = q[:, :2] / q[:, 2:3]
+    # board +y is image up: the board's corners keep their clockwise order in the image
+    area = 0.5 * np.sum(px[:, 0] * np.roll(px[:, 1], -1) - np.roll(px[:, 0], -1) * px[:, 1])
+    if area <= 0:
+        raise CalibrationError(f"{where}: the homography mirrors the board (file edited or corrupt)")

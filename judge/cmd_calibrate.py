@@ -1,0 +1,199 @@
+"""``shotjudge calibrate``: from images of the table to a calibration file (and a preview to check it).
+
+The lens comes from ChArUco views (``--lens``), from an earlier calibration (``--lens-from``) or, for a
+lens known to be straight, a nominal field of view (``--hfov``). The plane comes from the profile's ArUco
+markers, or from four image points (``--points``) on known board points when the markers are missing.
+Camera sources (picamera2, webcams) come with hardware/; here SOURCE is an image, a folder or a video.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["register", "run", "read_frames"]
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm", ".h264", ".mjpeg")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("calibrate", help="calibrate the camera over the table or pit",
+                              description="Find the board in SOURCE (ArUco markers from the profile), write the "
+                                          "calibration file and optionally a preview with the board drawn back.")
+    p.add_argument("--game", choices=("novuss", "cvrnkana"), required=True)
+    p.add_argument("--profile", help="profile name or JSON file (default: the game's default profile)")
+    p.add_argument("--source", required=True, help="image file, folder of images, or video file showing the table")
+    p.add_argument("--out", required=True, help="calibration file to write (JSON)")
+    p.add_argument("--preview", help="write a PNG of the source with the calibrated board drawn on it")
+    lens = p.add_mutually_exclusive_group()
+    lens.add_argument("--lens", help="image folder or video of the ChArUco board (shotjudge markers --charuco)")
+    lens.add_argument("--lens-from", help="reuse the lens of an existing calibration file")
+    lens.add_argument("--hfov", type=float, help="assume a straight lens with this horizontal field of view (deg)")
+    manual = p.add_mutually_exclusive_group()
+    manual.add_argument("--click", action="store_true", help="manual fallback: click the 4 reference points in a window")
+    manual.add_argument("--points", help="manual fallback: 'u,v;u,v;u,v;u,v' image pixels of the 4 reference points "
+                                     "(Novuss: surface corners SW, SE, NE, NW; Cvrnkana: the markers' centres by id)")
+    p.add_argument("--max-frames", type=int, default=30, help="frames of a folder/video to try (default 30)")
+    p.set_defaults(func=run)
+
+
+def read_frames(source: str, limit: int | None = None):
+    """Frames (BGR) from an image file, a folder of images (sorted by name) or a video file."""
+    import cv2
+
+    from judge.errors import UserError
+
+    path = Path(source)
+    if not path.exists():
+        if source.isdigit() or source.startswith(("/dev/video", "picamera", "usb:", "pi:")):
+            raise UserError(f"camera sources ({source!r}) are not supported by calibrate yet: save an image or a video "
+                            f"of the table and pass that file")
+        raise UserError(f"source {source!r} does not exist (give an image, a folder of images or a video file)")
+    count = 0
+    if path.is_dir():
+        files = sorted(f for f in path.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise UserError(f"folder {source} holds no images ({', '.join(IMAGE_SUFFIXES)})")
+        for f in files:
+            image = cv2.imread(str(f), cv2.IMREAD_COLOR)
+            if image is None:
+                raise UserError(f"{f}: not a readable image")
+            yield image
+            count += 1
+            if limit and count >= limit:
+                return
+        return
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise UserError(f"{source}: not a readable image")
+        yield image
+        return
+    cap = cv2.VideoCapture(str(path))
+    try:
+        while cap.isOpened():
+            ok, image = cap.read()
+            if not ok:
+                break
+            yield image
+            count += 1
+            if limit and count >= limit:
+                return
+    finally:
+        cap.release()
+    if count == 0:
+        raise UserError(f"{source}: no frames could be read (not an image, folder or video OpenCV can open)")
+
+
+def _parse_points(text: str):
+    from judge.errors import UserError
+
+    try:
+        pts = [[float(v) for v in part.split(",")] for part in text.replace(" ", "").split(";") if part]
+    except ValueError:
+        pts = []
+    if len(pts) != 4 or any(len(p) != 2 for p in pts):
+        raise UserError(f"--points must be 4 image points 'u,v;u,v;u,v;u,v', got {text!r}")
+    return pts
+
+
+def manual_reference_mm(profile):
+    """The board points ``--points`` refers to, in order."""
+    if profile.game == "novuss":
+        h = profile["surface_mm"] / 2
+        return [[-h, -h], [h, -h], [h, h], [-h, h]]
+    centres = profile.markers["centres_mm"]
+    ids = sorted(centres, key=int)
+    if len(ids) < 4:
+        raise ValueError("the profile needs 4 markers for manual points")
+    return [list(centres[i]) for i in ids[:4]]
+
+
+def _lens(args, image_size):
+    from calibration.calfile import load_calibration
+    from calibration.intrinsics import calibrate_intrinsics, nominal_intrinsics
+    from judge.errors import UserError
+
+    if args.lens:
+        intr = calibrate_intrinsics(read_frames(args.lens, limit=200))
+        if intr.image_size != image_size:
+            raise UserError(f"ChArUco images are {intr.image_size[0]}x{intr.image_size[1]} but the table source is "
+                            f"{image_size[0]}x{image_size[1]}: use the same camera resolution")
+        print(f"lens: ChArUco, {intr.views} views, reprojection {intr.rms_px:.3f} px rms")
+        return intr.camera_matrix, intr.distortion, "charuco", intr.rms_px
+    if args.lens_from:
+        old = load_calibration(args.lens_from, expected_image_size=image_size)
+        return old.plane.camera_matrix, old.plane.distortion, old.intrinsics_source, old.intrinsics_rms_px
+    intr = nominal_intrinsics(image_size, args.hfov or 70.0)
+    print(f"lens: not calibrated, assuming a straight lens with {args.hfov or 70.0:g} deg field of view "
+          f"(use --lens for a real camera)")
+    return intr.camera_matrix, intr.distortion, "nominal", None
+
+
+def run(args) -> int:
+    import cv2
+
+    from calibration.calfile import Calibration, save_calibration
+    from calibration.errors import CalibrationError
+    from calibration.markers import MarkerDetector
+    from calibration.overlay import draw_overlay
+    from calibration.plane import fit_detection, from_points
+    from calibration.profile import default_profile, load_profile
+    from calibration.atomic import write_atomic
+    from judge.errors import UserError
+
+    profile = load_profile(args.profile) if args.profile else default_profile(args.game)
+    if profile.game != args.game:
+        raise UserError(f"profile {profile.name!r} is for {profile.game}, not {args.game}")
+    out = Path(args.out)
+    if not out.resolve().parent.is_dir():
+        raise UserError(f"folder {out.parent} does not exist")
+    frames = read_frames(args.source, limit=max(1, args.max_frames))
+    first = next(frames)
+    size = (first.shape[1], first.shape[0])
+    k, dist, lens_source, lens_rms = _lens(args, size)
+    if args.points or args.click:
+        if args.click:
+            from calibration.clicks import click_points
+
+            names = (["surface corner SW", "surface corner SE", "surface corner NE", "surface corner NW"]
+                     if profile.game == "novuss" else [f"centre of marker {i}" for i in sorted(
+                         profile.markers["centres_mm"], key=int)[:4]])
+            pts = click_points(first, names)
+        else:
+            pts = _parse_points(args.points)
+        fit = from_points(pts, manual_reference_mm(profile), size, k, dist)
+        best_image = first
+    else:
+        detector = MarkerDetector.for_profile(profile)
+        best, best_image, last_error = None, first, None
+        for image in [first, *frames]:
+            if (image.shape[1], image.shape[0]) != size:
+                raise UserError(f"frames of {args.source} differ in size")
+            try:
+                fit = fit_detection(detector(image), profile, size, k, dist)
+            except CalibrationError as exc:
+                last_error = exc
+                continue
+            if best is None or (len(fit.marker_ids), -fit.rms_mm) > (len(best.marker_ids), -best.rms_mm):
+                best, best_image = fit, image
+            if len(fit.marker_ids) == len(profile.markers["centres_mm"]):
+                break
+        if best is None:
+            raise UserError(f"{args.source}: {last_error}; print them with 'shotjudge markers --game {args.game}' "
+                            f"or give --points")
+        fit = best
+    calibration = Calibration.from_fit(profile, fit, lens_source, lens_rms)
+    save_calibration(calibration, out)
+    print(f"wrote {out}: {profile.name}, {size[0]}x{size[1]}, {fit.method} "
+          f"({', '.join(map(str, fit.marker_ids)) or '4 points'}), residual {fit.rms_mm:.2f} mm rms / "
+          f"{fit.max_mm:.2f} mm max, {fit.rms_px:.2f} px rms")
+    if fit.rms_mm > 1.0:
+        print("warning: residual above 1 mm - calibrate the lens (--lens) or check the markers lie flat")
+    if args.preview:
+        preview = Path(args.preview)
+        if preview.suffix.lower() != ".png":
+            raise UserError("--preview must be a .png file")
+        overlay = draw_overlay(best_image, calibration)
+        write_atomic(preview, lambda tmp: cv2.imwrite(tmp, overlay))
+        print(f"wrote {preview}: check that the drawn lines lie on the table's lines")
+    return 0

@@ -1,0 +1,36 @@
+"""``shotjudge markers``: print the table's ArUco markers (or the lens-calibration ChArUco board) at true
+scale, with a 100 mm ruler to check the printer."""
+from __future__ import annotations
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("markers", help="write printable marker sheets (PDF or PNG, true scale)",
+                              description="Write A4 sheets with the profile's ArUco markers at true size, each "
+                                          "labelled with its id and where it goes, plus a 100 mm ruler.")
+    p.add_argument("--game", choices=("novuss", "cvrnkana"), required=True)
+    p.add_argument("--profile", help="profile name or JSON file (default: the game's default profile)")
+    p.add_argument("--out", required=True, help="output file, .pdf or .png")
+    p.add_argument("--dpi", type=int, default=300, help="page resolution written into the file (default 300)")
+    p.add_argument("--charuco", action="store_true", help="write the ChArUco board for lens calibration instead")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from calibration.intrinsics import CharucoSpec
+    from calibration.profile import default_profile, load_profile
+    from calibration.sheets import charuco_pages, marker_pages, save_pages
+    from judge.errors import UserError
+
+    if not 72 <= args.dpi <= 1200:
+        raise UserError(f"--dpi must be 72-1200, got {args.dpi}")
+    profile = load_profile(args.profile) if args.profile else default_profile(args.game)
+    if profile.game != args.game:
+        raise UserError(f"profile {profile.name!r} is for {profile.game}, not {args.game}")
+    pages = charuco_pages(CharucoSpec(), args.dpi) if args.charuco else marker_pages(profile, args.dpi)
+    paths = save_pages(pages, args.out, args.dpi)
+    what = "ChArUco board" if args.charuco else f"{len(profile.markers['centres_mm'])} markers of {profile.name}"
+    print(f"wrote {what} on {len(pages)} page(s): {', '.join(str(p) for p in paths)}")
+    print("print at 100% / actual size and check the ruler measures 100 mm")
+    return 0
