@@ -94,14 +94,6 @@ class UsbCameraSource(FrameSource):
             self._cap.release()
             self._cap = None
 
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
-
 
 class StreamSource(FrameSource):
     """An RTSP or HTTP(S) video stream through OpenCV's FFmpeg backend (timeouts bounded)."""
@@ -145,14 +137,6 @@ class StreamSource(FrameSource):
         if self._cap is not None:
             self._cap.release()
             self._cap = None
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
 
 
 def _grab(cap, name: str, message: str) -> Captured:

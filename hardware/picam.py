@@ -202,14 +202,6 @@ class PicameraSource(FrameSource):
             pass
         cam.close()
 
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
-
 
 def _modes_text(modes: list[dict[str, Any]]) -> str:
     return ", ".join(f"{i}: {m['size'][0]}x{m['size'][1]}@{m['fps']:g}" for i, m in enumerate(modes))

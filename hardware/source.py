@@ -53,6 +53,8 @@ class FrameSource(ABC):
         self.info: dict[str, Any] = {}
         self._is_open = False
         self._next_index = 0
+        self._fps = 0.0
+        self._size = (0, 0)
 
     # ----- life cycle ----------------------------------------------------------------------------
     def open(self) -> "FrameSource":
@@ -120,14 +122,14 @@ class FrameSource(ABC):
 
     # ----- what the source is --------------------------------------------------------------------
     @property
-    @abstractmethod
     def fps(self) -> float:
         """Nominal frames per second (as the device reports it once open)."""
+        return self._fps
 
     @property
-    @abstractmethod
     def size(self) -> tuple[int, int]:
         """(width, height) of the frames in pixels (as the device delivers them once open)."""
+        return self._size
 
     def describe(self) -> str:
         w, h = self.size
@@ -212,14 +214,6 @@ class VideoFileSource(FrameSource):
             self._container.close()
             self._container = None
 
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
-
 
 class ImageFolderSource(FrameSource):
     """A folder of numbered images (``frame0001.png`` ...), read in natural order at ``fps``."""
@@ -266,14 +260,6 @@ class ImageFolderSource(FrameSource):
 
     def _close(self) -> None:
         self._files = []
-
-    @property
-    def fps(self) -> float:
-        return self._fps
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self._size
 
 
 def _natural_key(path: Path) -> list:

@@ -184,8 +184,9 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
                 match.note_gap(item)
                 continue
             frame: Frame = item
-            if last is not None and frame.index > last.index + 1:
-                gap = FrameGap(last.index, last.t_s, frame.index, frame.t_s, frame.index - last.index - 1, "queue")
+            prev_index, prev_t = (last.index, last.t_s) if last is not None else (-1, frame.t_s - frame.index / max(source.fps, 1e-9))
+            if frame.index > prev_index + 1:  # also frames dropped before the judge took its first one
+                gap = FrameGap(prev_index, prev_t, frame.index, frame.t_s, frame.index - prev_index - 1, "queue")
                 result.gaps.append(gap)
                 match.note_gap(gap)
             last = frame
