@@ -1,0 +1,169 @@
+"""``shotjudge replay``: judge a recorded match from its video, for the record or for a dispute.
+
+Every frame goes through vision and every shot through the rule engine, exactly as live, but nothing
+is dropped. The pieces on the board when the video starts are the game's opening layout (Novuss: both
+rows of pawns, no bat; Cvrnkaná: no marble on the field) unless ``--state`` gives a game state file
+(the ``state`` of a journal entry or of ``shotjudge referee``). The classical detector needs a picture
+of the empty board from the same camera (``--background``, as for ``shotjudge live``).
+
+Outputs: a table of the calls; ``--report`` (JSON: rulings in the documented schema, per shot the
+record and the evidence frames, crops in ``<report>_files/``); ``--overlay`` (the video with tracks,
+zones, contacts and calls drawn); ``--shot N`` the dispute view of shot N slowed down ``--slow`` times.
+Nothing is written when the video turns out truncated or the calibration does not fit it.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .errors import UserError
+
+__all__ = ["register", "run", "print_calls"]
+
+GAMES = ("novuss", "cvrnkana")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("replay", help="judge a recorded match from its video (report, overlay, dispute view)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("video", metavar="VIDEO", help="the recorded match (a video file or a folder of images)")
+    p.add_argument("--game", required=True, help="novuss or cvrnkana")
+    p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate` for this camera")
+    p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
+    p.add_argument("--state", help="game state at the start of the video (JSON); default: the opening layout")
+    p.add_argument("--ruleset", help="rule variant (default: the game's)")
+    p.add_argument("--report", help="write the report here (JSON; evidence crops go to <name>_files/ beside it)")
+    p.add_argument("--overlay", help="write the video with tracks, zones, contacts and calls drawn (MP4)")
+    p.add_argument("--lang", default="en", choices=("en", "cs", "ru"), help="language of the calls")
+    p.add_argument("--fps", type=float, help="frame rate, when the video does not say it (or an image folder)")
+    p.add_argument("--shot", type=int, help="render the dispute view of this shot (numbered from 1 through the video)")
+    p.add_argument("--slow", type=int, default=8, help="dispute view: output frames per video frame (default 8)")
+    p.add_argument("--dispute", help="dispute view file (default: shotNNN_dispute.mp4 in the current folder)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _check_out(option: str, path: str | None) -> None:
+    if path is not None and not Path(path).resolve().parent.is_dir():
+        raise UserError(f"{option} {path}: folder {Path(path).resolve().parent} does not exist")
+
+
+def run(args) -> int:
+    from rich.console import Console
+
+    from .dispute import render_dispute
+    from .replay import judge_video
+    from .report import write_outputs
+
+    if args.game not in GAMES:
+        raise UserError(f"unknown game {args.game!r} (expected novuss or cvrnkana)")
+    if args.shot is not None and args.shot < 1:
+        raise UserError(f"--shot must be 1 or more, got {args.shot}")
+    if not 1 <= args.slow <= 64:
+        raise UserError(f"--slow must be between 1 and 64, got {args.slow}")
+    dispute = args.dispute or (f"shot{args.shot:03d}_dispute.mp4" if args.shot else None)
+    for option, path in (("--report", args.report), ("--overlay", args.overlay), ("--dispute", dispute)):
+        _check_out(option, path)
+    console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    with _Progress(err, args.quiet) as bar:
+        result = judge_video(args.video, args.game, args.calibration, background=args.background, state=args.state,
+                             ruleset=args.ruleset, lang=args.lang, fps=args.fps, progress=bar.task("judging"))
+        if result.error is not None:
+            raise UserError(f"{result.error}; no report written")
+        if args.shot is not None and not any(s.no == args.shot for s in result.shots):
+            raise UserError(f"--shot {args.shot}: the video has {len(result.shots)} judged shot(s)")
+        doc = None
+        if args.report or args.overlay:
+            doc = write_outputs(result, report=args.report, overlay=args.overlay, lang=args.lang,
+                                calibration_path=str(args.calibration), start_from=args.state or "opening",
+                                progress=bar.task("writing " + " and ".join(
+                                    n for n, v in (("report", args.report), ("overlay", args.overlay)) if v)))
+        frames = None
+        if args.shot is not None:
+            frames = render_dispute(result, args.shot, args.slow, dispute, progress=bar.task(f"dispute view of shot {args.shot}"))
+    print_calls(console, result)
+    for note in result.notes:
+        err.print(f"[yellow]{note}[/]")
+    speed = result.duration_s / result.seconds if result.seconds else float("inf")
+    err.print(f"{result.frames} frames ({result.duration_s:.1f} s of video) judged in {result.seconds:.1f} s "
+              f"({speed:.1f}x real time); {len(result.shots)} shot(s), {sum(s.review for s in result.shots)} for review")
+    if doc is not None and args.report:
+        err.print(f"report: {args.report}")
+    if args.overlay:
+        err.print(f"overlay video: {args.overlay}")
+    if frames is not None:
+        err.print(f"dispute view of shot {args.shot}: {dispute} ({frames} frames, {args.slow}x slower)")
+    return 0
+
+
+def print_calls(console, result, truth: list | None = None, title: str | None = None) -> None:
+    """The calls as a table; with ``truth`` (ground-truth rulings by shot) a column says whether each matches."""
+    from rich.table import Table
+
+    table = Table(title=title or f"{result.game}: {Path(result.video).name}", show_lines=False)
+    for col in ("shot", "player", "calls (clause)", "review") + (("ground truth",) if truth is not None else ()):
+        table.add_column(col)
+    rows = max(len(result.shots), len(truth or []))
+    for i in range(rows):
+        s = result.shots[i] if i < len(result.shots) else None
+        if s is None:
+            calls, player, review = "[red]not seen by vision[/]", "", ""
+        elif s.ruling is None:
+            calls, player, review = f"[red]not judged: {s.error}[/]", s.record.get("player", ""), "[red]yes[/]"
+        else:
+            calls = ", ".join(f"{c['code']} ({c['clause']})" for c in s.ruling["calls"]) or "-"
+            player, review = s.ruling["player"], "[red]yes[/]" if s.review else ""
+        row = [str(i + 1), player, calls, review]
+        if truth is not None:
+            row.append(_verdict(s, truth[i] if i < len(truth) else None))
+        table.add_row(*row)
+    console.print(table)
+
+
+def same_ruling(got, want) -> bool:
+    """Two rulings agree when they make the same calls and give the next shot to the same player."""
+    if got is None or want is None:
+        return False
+    return (sorted(c["code"] for c in got["calls"]) == sorted(c["code"] for c in want["calls"])
+            and got.get("next_player") == want.get("next_player"))
+
+
+def _verdict(shot, want) -> str:
+    if want is None:
+        return "[red]extra shot (not in the simulation)[/]"
+    if shot is None:
+        return "[red]missed: " + ", ".join(c["code"] for c in want["calls"]) + "[/]"
+    if same_ruling(shot.ruling, want):
+        return "[green]same[/]"
+    return "[red]differs: " + (", ".join(c["code"] for c in want["calls"]) or "-") + "[/]"
+
+
+class _Progress:
+    """rich progress bars on stderr, one task per pass; silent with ``quiet``."""
+
+    def __init__(self, console, quiet: bool):
+        self.console, self.quiet, self.bar = console, quiet, None
+
+    def __enter__(self):
+        if not self.quiet:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                                TimeRemainingColumn(), console=self.console, transient=False)
+            self.bar.__enter__()
+        return self
+
+    def task(self, name: str):
+        if self.bar is None:
+            return None
+        task = self.bar.add_task(name, total=None)
+
+        def update(done: int, total: int | None) -> None:
+            self.bar.update(task, completed=done, total=total)
+
+        return update
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)

@@ -1,0 +1,168 @@
+"""The first thing a new user runs: a simulated Novuss set and Cvrnkaná game, filmed and judged.
+
+No camera and no files are needed. For each game the simulator (``sim``) plays a short stretch with its
+whole-game policies from a mid-game position (so it ends within seconds), the synthetic overhead camera
+renders it to an MP4, and the judge replays that video exactly as ``shotjudge replay`` would: frames
+from ``hardware``, the vision pipeline, the rule engine. The calls are compared with the simulator's
+ground-truth rulings and every difference is shown, never hidden. Written to the output folder per
+game: the video, the camera's calibration and empty-board picture, the start state, the judged overlay
+video and the report.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["DemoGame", "simulate", "film", "judge_demo_game", "run_demo", "GAMES"]
+
+GAMES = ("novuss", "cvrnkana")
+
+#: mid-game starts chosen so each ends in a few shots (checked by the tests): pieces, seed
+NOVUSS_START = ({"A3": (-250.0, 280.0), "A5": (200.0, 150.0), "B2": (180.0, -300.0), "B6": (-120.0, -160.0),
+                 "B7": (-300.0, 0.0)}, 3)
+CVRNKANA_START = ({"A3": (-150.0, -250.0), "A4": (250.0, 100.0), "B2": (200.0, -150.0), "B5": (-300.0, 120.0)}, 1)
+
+
+@dataclass
+class DemoGame:
+    game: str
+    profile: Any
+    session: Any  # sim.session.NovussSession | CvrnkanaSession, played
+    start_state: dict  # the engine's state document before the first shot
+    seed: int
+    files: dict[str, Path] = field(default_factory=dict)
+    times_s: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def truth(self) -> list[dict]:
+        return [dict(s.ruling) for s in self.session.shots]
+
+
+def simulate(game: str, max_shots: int | None = None) -> DemoGame:
+    """Play the short demo stretch of ``game`` with the simulator's policies (deterministic)."""
+    from calibration.profile import default_profile
+    from sim.policy import CvrnkanaPolicy, play_novuss_set
+    from sim.scenarios_cvrnkana import mid_game_state
+    from sim.session import CvrnkanaSession, NovussSession
+
+    profile = default_profile(game)
+    if game == "novuss":
+        pawns, seed = NOVUSS_START
+        s = NovussSession(profile, seed)
+        s.setup(pawns)
+        start = s.state.to_dict()
+        play_novuss_set(profile, seed, max_shots=max_shots or 8, session=s)
+    else:
+        marbles, seed = CVRNKANA_START
+        s = CvrnkanaSession(profile, seed)
+        s.setup_state(mid_game_state(profile, marbles))
+        start = s.state.to_dict()
+        policy = CvrnkanaPolicy(profile.geometry, seed)
+        while not s.over and len(s.shots) < (max_shots or 10):
+            player = s.state.to_move
+            marble, at, v = policy.choose(s, player)
+            s.flick(player, marble, v, at=at)
+    return DemoGame(game, profile, s, start, seed)
+
+
+def film(demo: DemoGame, out_dir: Path, fps: float, size: tuple[int, int]) -> None:
+    """Render the played stretch to ``video.mp4`` with the synthetic camera; write the camera's exact
+    calibration, a picture of the empty board and the start state beside it."""
+    import dataclasses
+
+    from calibration.calfile import Calibration, save_calibration
+    from calibration.plane import PlaneMap
+    from sim.render import Renderer
+    from sim.render_settings import RenderSettings, make_camera
+    from sim.video import VideoWriter, write_png
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    settings = RenderSettings(seed=demo.seed)
+    camera = make_camera(demo.profile, size[0], size[1], settings)
+    renderer = Renderer(camera, demo.profile, settings)
+    clip = demo.session.rec.clip()
+    first = clip.frame(0, fps)
+    empty = dataclasses.replace(first, pieces=tuple(dataclasses.replace(p, visible=False) for p in first.pieces),
+                                occluders=())
+    files = {"background": out_dir / "empty-board.png", "calibration": out_dir / "calibration.json",
+             "state": out_dir / "start-state.json", "video": out_dir / "video.mp4"}
+    write_png(files["background"], renderer.render(empty))
+    plane = PlaneMap((camera.width, camera.height), camera.K, np.asarray(camera.dist, float),
+                     np.linalg.inv(camera.board_to_undistorted()))
+    save_calibration(Calibration(demo.profile, plane, 0.0, 0.0, 0.0, 4, "manual", (), "known", None, "simulated camera"),
+                     files["calibration"])
+    files["state"].write_text(json.dumps(demo.start_state, indent=1) + "\n", encoding="utf-8")
+    with VideoWriter(files["video"], fps, (camera.width, camera.height)) as video:
+        for frame in clip.frames(fps):
+            video.write(renderer.render(frame, clip.states_at))
+    demo.files.update(files)
+
+
+def judge_demo_game(demo: DemoGame, out_dir: Path, lang: str, progress=None):
+    """Replay the demo video through vision and the rules; write the report and the overlay video."""
+    import cv2
+
+    from .replay import judge_video
+    from .report import write_outputs
+
+    background = cv2.imread(str(demo.files["background"]), cv2.IMREAD_COLOR)
+    result = judge_video(demo.files["video"], demo.game, demo.files["calibration"], background=[background],
+                         state=demo.files["state"], lang=lang, progress=progress)
+    if result.error is not None:
+        raise RuntimeError(f"demo video unreadable: {result.error}")
+    demo.files["report"], demo.files["overlay"] = out_dir / "report.json", out_dir / "judged.mp4"
+    doc = write_outputs(result, report=str(demo.files["report"]), overlay=str(demo.files["overlay"]), lang=lang,
+                        calibration_path=str(demo.files["calibration"]), start_from=str(demo.files["state"]))
+    return result, doc
+
+
+def run_demo(out: str | Path, *, fps: float = 30.0, size: tuple[int, int] = (960, 540), games=GAMES, lang: str = "en",
+             max_shots: int | None = None, console=None, progress: Callable[[str], Any] | None = None) -> dict:
+    """Simulate, film and judge each game; print the calls against the ground truth. Returns a summary:
+    per game the number of shots simulated and judged, how many rulings match, the review flags, timings."""
+    from .cmd_replay import print_calls, same_ruling
+    from .errors import is_user_error
+
+    out = Path(out)
+    summary: dict[str, Any] = {"out": str(out), "games": {}}
+    for game in games:
+        folder = out / game
+        t = time.perf_counter()
+        demo = simulate(game, max_shots)
+        demo.times_s["simulate"] = time.perf_counter() - t
+        t = time.perf_counter()
+        film(demo, folder, fps, size)
+        demo.times_s["render"] = time.perf_counter() - t
+        t = time.perf_counter()
+        truth = demo.truth
+        try:
+            result, doc = judge_demo_game(demo, folder, lang, progress(f"judging {game}") if progress else None)
+        except Exception as exc:  # noqa: BLE001 - a failing stage is shown as such, never as an empty result
+            if is_user_error(exc):
+                raise
+            reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            if console is not None:
+                console.print(f"[red]{game}: judging the video failed ({reason}); the simulator's calls were: "
+                              + "; ".join(", ".join(c["code"] for c in w["calls"]) for w in truth) + "[/]")
+            summary["games"][game] = {"shots_simulated": len(truth), "shots_judged": 0, "rulings_same": 0,
+                                      "review": [], "failed": reason, "files": {k: str(v) for k, v in demo.files.items()},
+                                      "times_s": {k: round(v, 2) for k, v in demo.times_s.items()}}
+            continue
+        demo.times_s["judge"] = time.perf_counter() - t
+        if console is not None:
+            print_calls(console, result, truth, title=f"{game}: {len(truth)} simulated shot(s), judged from the video")
+            for note in result.notes:
+                console.print(f"[yellow]{note}[/]")
+        same = sum(same_ruling(s.ruling, w) for s, w in zip(result.shots, truth))
+        summary["games"][game] = {
+            "shots_simulated": len(truth), "shots_judged": len(result.shots), "rulings_same": same,
+            "review": [s.no for s in result.shots if s.review], "frames": result.frames,
+            "video_s": round(result.duration_s, 2), "times_s": {k: round(v, 2) for k, v in demo.times_s.items()},
+            "files": {k: str(v) for k, v in demo.files.items()},
+        }
+    return summary

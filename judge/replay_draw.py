@@ -1,0 +1,114 @@
+"""Drawing a judged video: zones, tracks with trails, contact marks and the last call, in image pixels.
+
+Board millimetres become pixels only through the calibration's ``PlaneMap`` (``to_image_px``); the
+drawing itself is ``judge.overlay_draw`` (the spectators' overlay) plus Pillow text for the calls.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .evidence import KeyInstant, radius_of
+from .overlay_draw import ContactMark, OverlayModel, TrackMark, ZoneMark, draw_overlay
+
+__all__ = ["Board", "call_lines", "read_frames"]
+
+
+def _circle(cx: float, cy: float, r: float, n: int = 48) -> np.ndarray:
+    a = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
+
+
+class Board:
+    """What is drawn where for one calibration: zones in pixels (once), pieces and contacts per frame."""
+
+    def __init__(self, calibration):
+        self.cal = calibration
+        self.plane, self.profile = calibration.plane, calibration.profile
+        self.zones = tuple(self._zones())
+
+    def px(self, mm) -> np.ndarray:
+        return np.asarray(self.plane.to_image_px(np.asarray(mm, float).reshape(-1, 2)), float)
+
+    def px_per_mm(self, at_mm: Sequence[float]) -> float:
+        a = self.px([at_mm, (at_mm[0] + 10.0, at_mm[1])])
+        return float(np.hypot(*(a[1] - a[0]))) / 10.0
+
+    def _zones(self) -> Iterable[ZoneMark]:
+        g = self.profile.geometry
+        poly = lambda pts: tuple((float(x), float(y)) for x, y in self.px(pts))  # noqa: E731
+        if self.profile.game == "novuss":
+            h, d, hw = g["surface_mm"] / 2, g["zone_depth_mm"], g["zone_half_width_mm"]
+            for name, y0, y1 in (("A", -h, -h + d), ("B", h - d, h)):
+                edge = [(x, y0) for x in np.linspace(-hw, hw, 12)] + [(x, y1) for x in np.linspace(hw, -hw, 12)]
+                yield ZoneMark(f"zone {name}", poly(edge))
+            yield ZoneMark("", poly(_circle(0.0, 0.0, g["circle_radius_mm"])))
+            yield ZoneMark("", poly([(-h, -h), (h, -h), (h, h), (-h, h)]))
+        else:
+            yield ZoneMark("pit", poly(_circle(0.0, 0.0, g["pit_diameter_mm"] / 2)))
+
+    def model(self, positions: Mapping[str, tuple[float, float]], trails: Mapping[str, list] | None = None,
+              contacts: Sequence[KeyInstant] = (), caption: str = "") -> OverlayModel:
+        tracks = []
+        for piece, xy in sorted(positions.items()):
+            c = self.px([xy])[0]
+            r = radius_of(self.profile, piece) * self.px_per_mm(xy)
+            trail = tuple((float(x), float(y)) for x, y in self.px(trails[piece])) if trails and len(trails.get(piece, ())) > 1 else ()
+            tracks.append(TrackMark(piece, float(c[0]), float(c[1]), float(r), trail))
+        marks = []
+        for k in contacts:
+            c = self.px([k.at_mm])[0]
+            marks.append(ContactMark(float(c[0]), float(c[1]), "-".join(k.pieces)))
+        return OverlayModel(tuple(tracks), tuple(marks), self.zones, "")
+
+    def draw(self, image: np.ndarray, model: OverlayModel) -> np.ndarray:
+        return draw_overlay(image, model)
+
+    def crop(self, image: np.ndarray, at_mm: Sequence[float], half_mm: float, out_px: int) -> tuple[np.ndarray, tuple]:
+        """A square crop of ``image`` around ``at_mm`` (``half_mm`` each way), scaled to ``out_px``; also
+        returns (x0, y0, scale) to map image pixels into the crop."""
+        import cv2
+
+        c = self.px([at_mm])[0]
+        half_px = max(8, int(round(half_mm * self.px_per_mm(at_mm))))
+        x0, y0 = int(round(c[0])) - half_px, int(round(c[1])) - half_px
+        pad = cv2.copyMakeBorder(image, half_px * 2, half_px * 2, half_px * 2, half_px * 2, cv2.BORDER_CONSTANT)
+        crop = pad[y0 + 2 * half_px:y0 + 4 * half_px, x0 + 2 * half_px:x0 + 4 * half_px]
+        scale = out_px / crop.shape[1]
+        return cv2.resize(crop, (out_px, out_px), interpolation=cv2.INTER_CUBIC), (x0, y0, scale)
+
+
+def call_lines(ruling: Mapping | None, shot_no: int, error: str | None = None) -> list[tuple[str, tuple[int, int, int]]]:
+    """The call as text lines (already in the ruling's language), reviews in red."""
+    white, cyan, red = (255, 255, 255), (255, 230, 120), (80, 80, 255)
+    if ruling is None:
+        return [(f"shot {shot_no}: not judged - referee please decide", red), ((error or "")[:160], red)]
+    head = f"shot {shot_no} · {ruling['game']} game shot {ruling['shot']} · player {ruling['player']}"
+    if ruling.get("stroke"):
+        head += f" · {ruling['stroke']}, first contact: {ruling.get('first_contact')}"
+    lines = [(head, white)]
+    for call in ruling.get("calls", []):
+        lines.append((f"{call['clause']}  {call['text']}" + ("  [REVIEW]" if call.get("review") else ""),
+                      red if call.get("review") else cyan))
+    if ruling.get("review"):
+        lines.append(("the evidence does not decide this call: referee review", red))
+    return lines
+
+
+def read_frames(video: str, wanted: Iterable[int]) -> dict[int, np.ndarray]:
+    """Decode ``video`` from the start just far enough to return the frames with the ``wanted`` indices."""
+    from hardware import open_source
+
+    want = sorted(set(int(i) for i in wanted if i >= 0))
+    out: dict[int, np.ndarray] = {}
+    if not want:
+        return out
+    with open_source(str(video)) as source:
+        for frame in source:
+            if frame.index in want:
+                out[frame.index] = frame.image
+            if frame.index >= want[-1]:
+                break
+    return out

@@ -1,0 +1,193 @@
+"""The replay report and the judged video, written all or nothing.
+
+Report (``shotjudge.replay-report/1``, JSON): the video and calibration it came from, the starting
+layout, ``rulings`` (every ruling in the documented schema, docs/schemas/ruling.schema.json, in shot
+order), and ``shots``: per shot its number, game, frame span, shot record, ruling (or the reason the
+engine could not judge it), review flag and ``evidence``: the key instants (time, 1-sigma, the frames
+around it, where on the board, the pieces' fitted positions at that instant) with a crop of the frame
+nearest each, saved beside the report as ``<report>_files/shotNNN_<instant>.png``.
+
+Both the report and its folder of crops are first written under temporary names and renamed into place
+only once complete; the overlay video goes through ``sim.video.VideoWriter``, which does the same.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .errors import UserError
+from .evidence import KeyInstant, key_instants
+from .replay import ReplayResult, ReplayShot
+from .replay_draw import Board, call_lines
+
+__all__ = ["SCHEMA", "shot_frames", "build_report", "write_outputs", "CROP_HALF_MM", "CROP_PX"]
+
+SCHEMA = "shotjudge.replay-report/1"
+CROP_HALF_MM = 60.0
+CROP_PX = 240
+PAD_S = 0.1  # frames shown before the shot starts and after it ends
+CONTACT_SHOW_S = 0.6
+
+
+def shot_frames(shot: ReplayShot, fps: float, frames: int) -> tuple[int, int]:
+    """First and last frame index of the shot (with ``PAD_S`` either side), within the video."""
+    pad = int(round(PAD_S * fps))
+    first = max(0, int(math.floor(float(shot.record["t0"]) * fps + 1e-9)) - pad)
+    last = min(frames - 1, int(math.ceil(float(shot.record["t1"]) * fps - 1e-9)) + pad)
+    return first, max(first, last)
+
+
+def instants(result: ReplayResult) -> dict[int, list[KeyInstant]]:
+    profile = result.calibration.profile
+    return {s.no: key_instants(s.record, profile, s.motions, result.log, s.ruling) for s in result.shots}
+
+
+def build_report(result: ReplayResult, keys: dict[int, list[KeyInstant]], files_dir: str | None, *, lang: str,
+                 calibration_path: str, start_from: str) -> dict:
+    shots = []
+    for s in result.shots:
+        first, last = shot_frames(s, result.fps, result.frames)
+        evidence = []
+        for k in keys[s.no]:
+            item = k.to_dict(result.fps)
+            item["frame"] = _nearest(k, result.fps, result.frames)
+            if files_dir is not None:
+                item["image"] = f"{files_dir}/{crop_name(s.no, k)}"
+            evidence.append(item)
+        shots.append({"no": s.no, "game_no": s.game_no, "frames": [first, last],
+                      "t0_s": s.record["t0"], "t1_s": s.record["t1"], "review": s.review,
+                      "ruling": s.ruling, "error": s.error, "record": s.record, "evidence": evidence})
+    return {
+        "schema": SCHEMA, "video": result.video, "game": result.game, "fps": result.fps,
+        "size": list(result.size), "frames": result.frames, "duration_s": round(result.duration_s, 3),
+        "calibration": calibration_path, "lang": lang,
+        "start": {"from": start_from, "layout": {k: [round(v[0], 2), round(v[1], 2)] for k, v in sorted(result.layout.items())}},
+        "rulings": [s.ruling for s in result.shots if s.ruling is not None],
+        "shots": shots, "review": [s.no for s in result.shots if s.review], "notes": list(result.notes),
+    }
+
+
+def crop_name(shot_no: int, k: KeyInstant) -> str:
+    return f"shot{shot_no:03d}_{k.name}.png"
+
+
+def _nearest(k: KeyInstant, fps: float, frames: int) -> int:
+    return int(min(max(round(k.t_s * fps), 0), max(frames - 1, 0)))
+
+
+def write_outputs(result: ReplayResult, *, report: str | None, overlay: str | None, lang: str, calibration_path: str,
+                  start_from: str, progress: Callable[[int, int], None] | None = None) -> dict:
+    """One more pass over the video: evidence crops for the report, the overlay video; then the report.
+    Returns the report document (also when ``report`` is None)."""
+    from hardware import open_source
+
+    keys = instants(result)
+    board = Board(result.calibration)
+    report_path = Path(report) if report else None
+    files_dir = tmp_dir = None
+    if report_path is not None:
+        if not report_path.parent.is_dir():
+            raise UserError(f"--report {report_path}: folder {report_path.parent} does not exist")
+        files_dir = f"{report_path.stem}_files"
+        tmp_dir = Path(tempfile.mkdtemp(prefix=f".{files_dir}.", dir=report_path.parent))
+    wanted: dict[int, list[tuple[int, KeyInstant]]] = {}
+    for s in result.shots:
+        for k in keys[s.no]:
+            wanted.setdefault(_nearest(k, result.fps, result.frames), []).append((s.no, k))
+    try:
+        if tmp_dir is not None or overlay:
+            with contextlib.ExitStack() as stack:
+                writer = stack.enter_context(_overlay_writer(overlay, result)) if overlay else None
+                plan = _OverlayPlan(result, keys, board) if overlay else None
+                source = stack.enter_context(open_source(result.video))
+                for frame in source:
+                    if frame.index >= result.frames:
+                        break
+                    for no, k in wanted.get(frame.index, []) if tmp_dir is not None else []:
+                        crop, _ = board.crop(frame.image, k.at_mm, CROP_HALF_MM, CROP_PX)
+                        _write_png(tmp_dir / crop_name(no, k), crop)
+                    if writer is not None:
+                        writer.write(plan.draw(frame.image, frame.index))
+                    if progress is not None:
+                        progress(frame.index + 1, result.frames)
+        doc = build_report(result, keys, files_dir, lang=lang, calibration_path=calibration_path, start_from=start_from)
+        if report_path is not None:
+            _commit(report_path, doc, tmp_dir, report_path.parent / files_dir)
+            tmp_dir = None
+        return doc
+    finally:
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def _overlay_writer(path: str, result: ReplayResult):
+    from sim.video import VideoWriter
+
+    p = Path(path)
+    if not p.parent.is_dir():
+        raise UserError(f"--overlay {p}: folder {p.parent} does not exist")
+    return VideoWriter(p, result.fps, result.size)
+
+
+def _write_png(path: Path, image: np.ndarray) -> None:
+    import cv2
+
+    ok, buf = cv2.imencode(".png", image)
+    if not ok:
+        raise OSError(f"could not encode {path.name}")
+    path.write_bytes(buf.tobytes())
+
+
+def _commit(report_path: Path, doc: dict, tmp_dir: Path, files_dir: Path) -> None:
+    """Crops folder and report into place: the folder first (old one moved aside), the report last."""
+    old = None
+    if files_dir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{files_dir.name}.old.", dir=files_dir.parent))
+        os.replace(files_dir, old / files_dir.name)
+    os.replace(tmp_dir, files_dir)
+    fd, tmp = tempfile.mkstemp(prefix=f".{report_path.name}.", suffix=".json", dir=report_path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+        os.replace(tmp, report_path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+class _OverlayPlan:
+    """Per frame: tracked pieces with short trails, contacts of the last ``CONTACT_SHOW_S``, the last call."""
+
+    def __init__(self, result: ReplayResult, keys: dict[int, list[KeyInstant]], board: Board, trail_frames: int = 20):
+        self.result, self.board, self.trail_frames = result, board, trail_frames
+        self.contacts = sorted((k for ks in keys.values() for k in ks if k.kind == "contact"), key=lambda k: k.t_s)
+        self.calls = sorted(((int(math.ceil(float(s.record["t1"]) * result.fps - 1e-9)), s) for s in result.shots),
+                            key=lambda x: x[0])  # a call is known once its shot has ended
+
+    def draw(self, image: np.ndarray, index: int) -> np.ndarray:
+        from .textdraw import draw_lines
+
+        t = index / self.result.fps
+        pos = self.result.log.at_frame(index)
+        trails = {p: self.result.log.trail(p, index, self.trail_frames) for p in pos}
+        recent = [k for k in self.contacts if t - CONTACT_SHOW_S <= k.t_s <= t]
+        out = self.board.draw(image, self.board.model(pos, trails, recent))
+        done = [s for end, s in self.calls if end <= index]
+        if done:
+            h = out.shape[0]
+            size = max(14, h // 36)
+            lines = call_lines(done[-1].ruling, done[-1].no, done[-1].error)
+            out = draw_lines(out, lines, (8, h - int(size * 1.3) * len(lines) - 24), size, bold_first=True,
+                             max_width=out.shape[1] - 16)
+        return out
