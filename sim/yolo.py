@@ -1,0 +1,126 @@
+"""YOLO-format training data from simulated clips: ``images/<split>/*.png``, ``labels/<split>/*.txt`` (one
+``class cx cy w h`` line per object, normalised to the image) and ``data.yaml``.
+
+Boxes come from projecting each object's 3-D outline with the ground-truth camera (a disc's top and bottom
+rims, a marble's equator, the hand up to the wrist, the cue), clipped to the image. Pieces that are not
+visible, mostly outside the picture, or whose centre is under a hand or the cue get no box.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Iterable
+
+import cv2
+import numpy as np
+
+from .render import Renderer, interpolating_states
+from .render_geometry import piece_height_mm
+from .render_occluders import OccluderPainter
+from .render_settings import RenderSettings
+from .video import write_png
+
+__all__ = ["CLASSES", "class_id", "yolo_boxes", "export_yolo"]
+
+CLASSES = ("pawn_A", "pawn_B", "bat", "marble_A", "marble_B", "hand", "cue")
+MIN_VISIBLE = 0.5  # fraction of a box that must lie inside the image
+
+
+def class_id(kind: str, owner: str | None = None) -> int:
+    """Class index of a piece kind/owner ('pawn','A' -> pawn_A) or an occluder kind ('hand', 'cue')."""
+    name = kind if kind in ("bat", "hand", "cue") else f"{kind}_{owner}"
+    try:
+        return CLASSES.index(name)
+    except ValueError:
+        raise ValueError(f"no YOLO class for kind={kind!r} owner={owner!r}") from None
+
+
+def _piece_outline(profile, piece, n: int = 24) -> np.ndarray:
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    r = float(piece.radius_mm)
+    ring = np.stack([piece.x_mm + r * np.cos(a), piece.y_mm + r * np.sin(a)], 1)
+    h = piece_height_mm(profile, piece.kind)
+    zs = (piece.z_mm + h / 2.0,) if piece.kind == "marble" else (piece.z_mm, piece.z_mm + h)
+    return np.concatenate([np.column_stack([ring, np.full(n, z)]) for z in zs])
+
+
+def _box(camera, pts_mm: np.ndarray):
+    px = camera.project(pts_mm)
+    lo, hi = px.min(0), px.max(0)
+    w, h = camera.width, camera.height
+    clo = np.maximum(lo, [-0.5, -0.5])
+    chi = np.minimum(hi, [w - 0.5, h - 0.5])
+    full = float(np.prod(np.maximum(hi - lo, 1e-9)))
+    inside = float(np.prod(np.maximum(chi - clo, 0.0)))
+    if inside < MIN_VISIBLE * full:
+        return None
+    return clo, chi, px
+
+
+def yolo_boxes(frame, camera, profile, occluders: OccluderPainter | None = None) -> list[tuple[int, float, float, float, float]]:
+    """(class, cx, cy, w, h) normalised boxes for ``frame`` as the camera sees it."""
+    w, h = camera.width, camera.height
+    out = []
+    covers = []
+    if occluders is not None:
+        for o in frame.occluders:
+            got = _box(camera, occluders.outline_mm(o))
+            if got is None:
+                continue
+            lo, hi, px = got
+            covers.append(cv2.convexHull(px.astype(np.float32)))
+            out.append((class_id(o.kind), lo, hi))
+    boxes = []
+    for p in frame.pieces:
+        if not p.visible:
+            continue
+        got = _box(camera, _piece_outline(profile, p))
+        if got is None:
+            continue
+        lo, hi, px = got
+        centre = tuple(float(v) for v in px.mean(0))
+        if any(cv2.pointPolygonTest(hull, centre, False) >= 0 for hull in covers):
+            continue  # hidden under a hand or the cue
+        boxes.append((class_id(p.kind, p.owner), lo, hi))
+    boxes.extend(out)
+    return [(c, float((lo[0] + hi[0] + 1) / 2 / w), float((lo[1] + hi[1] + 1) / 2 / h),
+             float((hi[0] - lo[0]) / w), float((hi[1] - lo[1]) / h)) for c, lo, hi in boxes]
+
+
+def _write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.part{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def export_yolo(frames: Iterable, camera, profile, settings: RenderSettings, out_dir: str | Path, *,
+                split: str = "train", prefix: str = "clip", every: int = 1,
+                states_at: Callable[[float], object] | None = None) -> int:
+    """Render every ``every``-th frame into a YOLO dataset at ``out_dir`` (created or extended; use a
+    different ``prefix`` per clip). Returns the number of images written. ``data.yaml`` lists the classes
+    in :data:`CLASSES` order."""
+    if every < 1:
+        raise ValueError(f"every must be >= 1, got {every}")
+    if split not in ("train", "val", "test"):
+        raise ValueError(f"split must be train, val or test, got {split!r}")
+    out = Path(out_dir)
+    images, labels = out / "images" / split, out / "labels" / split
+    images.mkdir(parents=True, exist_ok=True)
+    labels.mkdir(parents=True, exist_ok=True)
+    frames = list(frames)
+    if states_at is None and (settings.blur_samples > 1 or settings.rolling_shutter_s > 0) and len(frames) > 1:
+        states_at = interpolating_states(frames)
+    renderer = Renderer(camera, profile, settings)
+    n = 0
+    for f in frames:
+        img = renderer.render(f, states_at)  # every frame, so the renderer's caches stay warm
+        if f.index % every:
+            continue
+        stem = f"{prefix}_{f.index:06d}"
+        rows = yolo_boxes(f, camera, profile, renderer.occluders if settings.occluders else None)
+        write_png(images / f"{stem}.png", img)
+        _write_text(labels / f"{stem}.txt", "".join(f"{c} {x:.6f} {y:.6f} {bw:.6f} {bh:.6f}\n" for c, x, y, bw, bh in rows))
+        n += 1
+    names = "\n".join(f"  {i}: {name}" for i, name in enumerate(CLASSES))
+    _write_text(out / "data.yaml", f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+    return n
