@@ -1,0 +1,371 @@
+"""Vision accuracy on simulator clips: one table.
+
+    python bench/accuracy.py [--quick] [--detector oracle|classical] [--gap-seeds N] [--fps 60,30]
+
+Clips (fixed seeds), each watched at 30 and 60 frames/s from a random frame phase:
+* ``nov hard``: every scripted Novuss scenario (sim.scenarios_novuss), seed 1;
+* ``nov gaps``: the bat grazes an own and an opponent pawn ``gap`` apart, gap uniform in 0-8 ms, own or
+  opponent first at random (``--gap-seeds`` clips): the first-contact statistics;
+* ``nov set``: a whole Novuss set played by the simulator's policy (hands placing the bat, cue, penalties);
+* ``cvr hard``: every scripted Cvrnkaná scenario; ``cvr game``: a whole Cvrnkaná game.
+
+``oracle`` feeds the simulator's piece positions with 0.3 mm noise, blur-like noise along the motion of
+fast pieces (2 % of the streak drawn in half a frame), nothing under a hand or the cue and nothing outside
+the camera's view (measures tracking, segmentation, events and records on their own); ``classical``
+renders every frame (blur, noise, hand and cue) and runs ``vision.detect_classical``.
+
+Columns: detection recall/precision and position RMS (pieces in view and not under an occluder), id
+switches per shot (a piece's name passing to a detection > 12 mm from that piece), segmentation errors
+(shots missed, split or invented), event recall/precision (same kind and pieces within 10 ms) and timing
+error of contacts and cushions (median/95th pct), first contact by the gap between the first own and the
+first opponent bat contact: correct / flagged for review / wrong (silently), and rulings identical to the
+ruling of the ground-truth record, both applied to the true game state before the shot (calls that only
+ask for review do not count as different; flagged rulings are listed apart, and so are silently wrong ones).
+A shot the pipeline missed, split or invented counts as a wrong ruling.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from vision_clips import in_view, match_events, oracle_detections  # noqa: E402
+
+from calibration import default_profile  # noqa: E402
+from rules import engine_for  # noqa: E402
+from rules.record import parse_record  # noqa: E402
+from vision.pipeline import Pipeline  # noqa: E402
+
+GAP_BINS = ((0.0, 1.0, "<1ms"), (1.0, 2.0, "1-2ms"), (2.0, 5.0, "2-5ms"), (5.0, 1e9, ">=5ms"))
+QUICK = ("own-opponent-3ms", "opponent-first", "ricochet", "bat-pocketed", "touching")
+
+
+# -- the clips ----------------------------------------------------------------------------------------------
+def log_states() -> None:
+    """Make every simulated session remember the engine state before each shot (the rulings compare
+    vision and truth records against the same state)."""
+    from sim.session import _Session
+    if getattr(_Session.referee, "_logs_states", False):
+        return
+    plain = _Session.referee
+
+    def referee(self, record):
+        self.__dict__.setdefault("states_before", []).append(self.state)
+        return plain(self, record)
+
+    referee._logs_states = True
+    _Session.referee = referee
+
+
+def gap_episode(profile, seed: int):
+    """The bat grazes two pawns a random 0-8 ms apart, own or opponent first (seeded)."""
+    from sim.scenarios_novuss import own_opponent
+    rng = random.Random(seed)
+    gap = round(rng.uniform(0.0, 8.0), 3)
+    return own_opponent(profile, seed, gap, first=rng.choice(("own", "opponent")))
+
+
+def clips(quick: bool, gap_seeds: int):
+    """(group, game, name, seed, builder) of every clip in the table."""
+    from sim import scenarios
+    from sim.scenarios_cvrnkana import SCENARIOS as CVR
+    from sim.scenarios_novuss import SCENARIOS as NOV
+    out = [("nov hard", "novuss", n, 1, NOV[n][0]) for n in (QUICK if quick else NOV)]
+    out += [("nov gaps", "novuss", "gap", s, gap_episode) for s in range(1, gap_seeds + 1)]
+    if not quick:
+        out.append(("nov set", "novuss", "set", 1, scenarios.SCENARIOS["novuss"]["set"][0]))
+    out += [("cvr hard", "cvrnkana", n, 1, CVR[n][0]) for n in (("pit-entry", "hand-nudge") if quick else CVR)]
+    if not quick:
+        out.append(("cvr game", "cvrnkana", "game", 1, scenarios.SCENARIOS["cvrnkana"]["game"][0]))
+    return out
+
+
+def new_stats() -> dict:
+    stats = defaultdict(int)
+    for key in ("t_err_ms", "pos_err", "rulings", "ruling_notes"):
+        stats[key] = []
+    stats["fc"] = defaultdict(list)
+    return stats
+
+
+# -- one clip ---------------------------------------------------------------------------------------------
+def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, phase_s: float | None = None) -> list:
+    """Watch an episode at ``fps`` and add its figures to ``stats``; returns the vision records."""
+    clip = ep.clip()
+    rng = np.random.default_rng(seed * 7919 + int(fps))
+    phase = rng.uniform(0.0, 1.0 / fps) if phase_s is None else phase_s
+    t_start = clip.t_start_s + phase
+    pipe = Pipeline(profile)
+    f0 = clip.states_at(t_start, 0)
+    pipe.start({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible and p.z_mm > -20 and in_view(profile, p.x_mm, p.y_mm)},
+               0, f0.t_s)
+    renderer = det = None
+    if detector == "classical":
+        renderer, det = _classical(profile, clip, fps, seed)
+    truths = [sh.record for sh in ep.shots]
+    rulings = [sh.ruling for sh in ep.shots]
+    n = int((clip.t_end_s - t_start) * fps) + 1 + int(1.0 * fps)
+    named_ok: dict[str, bool] = {}
+    shot_of = _shot_index(truths)
+    states = getattr(ep.session, "states_before", [])
+    if states:
+        pipe.off_view(*_off_view(profile, states[0]))
+    for k in range(n):
+        fr = clip.states_at(t_start + k / fps, k)
+        if det is None:
+            dets = oracle_detections(fr, 0.3, rng, profile=profile, clip=clip, exposure_s=0.5 / fps)
+        else:
+            dets = det.detect(renderer.render(fr, clip.states_at), k, fr.t_s)
+        _score_detections(profile, fr, dets, stats)
+        rec = pipe.feed(dets)
+        truth_at = {p.id: p for p in fr.pieces}
+        for d in pipe.last_named.pieces():
+            tp = truth_at.get(d.piece)
+            ok = tp is not None and tp.visible and math.dist((tp.x_mm, tp.y_mm), d.centre_mm) <= 12.0
+            if named_ok.get(d.piece, True) and not ok:
+                stats["id_switches"] += 1
+            named_ok[d.piece] = ok
+        if rec is not None:
+            i = shot_of(rec)
+            if i is not None and i + 1 < len(states):  # the game state after the ruling
+                pipe.off_view(*_off_view(profile, states[i + 1]))
+            if i is not None and rulings[i]:  # the referee has the ruling's placements carried out
+                pipe.expect({a["piece"]: a["at"] for a in rulings[i].get("actions", ())
+                             if a.get("kind") in ("return", "place_penalty") and a.get("at") and a.get("piece")})
+    pipe.finish()
+    _score_shots(profile, ep, truths, pipe.records, stats)
+    return pipe.records
+
+
+def _off_view(profile, state) -> dict:
+    """Pieces the game state has on the field but outside the camera's view, and the marbles still
+    behind the start lines (Cvrnkaná): what a referee's game state tells the pipeline."""
+    field = dict(getattr(state, "field", ()) or ())
+    behind = sorted(getattr(state, "behind", ()) or (), key=lambda m: (m[0], int(m[1:])))
+    return {m: xy for m, xy in field.items() if xy is not None and not in_view(profile, *xy)}, (behind or None)
+
+
+def _shot_index(truths):
+    def best(rec):
+        scores = [(_overlap(rec, t), i) for i, t in enumerate(truths)]
+        s, i = max(scores, default=(0.0, None))
+        return i if s > 0 else None
+    return best
+
+
+def _overlap(rec, truth) -> float:
+    lo, hi = max(rec["t0"], truth["t0"]), min(rec["t1"], truth["t1"])
+    return max(hi - lo, 0.0) + (1e-6 if lo <= hi else 0.0)
+
+
+def _score_shots(profile, ep, truths, records, stats) -> None:
+    shot_of = _shot_index(truths)
+    owned = defaultdict(list)
+    for rec in records:
+        i = shot_of(rec)
+        if i is None:
+            stats["seg_extra"] += 1
+            stats["rulings"].append(False)  # an invented shot would be refereed
+            stats["ruling_notes"].append(f"{ep.scenario}: invented shot at {rec['t0']:.2f}s")
+        else:
+            owned[i].append(rec)
+    states = getattr(ep.session, "states_before", [None] * len(truths))
+    for i, truth in enumerate(truths):
+        stats["shots"] += 1
+        got = owned.get(i, [])
+        if len(got) != 1:
+            stats["seg_missed" if not got else "seg_split"] += 1
+            stats["rulings"].append(False)
+            stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {'missed' if not got else 'split'}")
+            stats["ev_true"] += len(truth["events"])
+            continue
+        rec = dict(got[0])
+        if truth.get("player"):
+            rec["player"] = truth["player"]
+        pairs, _, _ = match_events(truth["events"], rec["events"])
+        stats["ev_true"] += len(truth["events"])
+        stats["ev_got"] += len(rec["events"])
+        stats["ev_match"] += len(pairs)
+        stats["t_err_ms"].extend(abs(g["t"] - t["t"]) * 1000 for t, g in pairs if t["kind"] in ("contact", "cushion"))
+        _ruling(profile, ep, i, truth, rec, states[i], stats)
+
+
+def _ruling(profile, ep, i, truth, rec, state, stats) -> None:
+    if state is None:
+        return
+    plain = engine_for(profile.game, profile.geometry)
+    eng = Pipeline(profile).engine(rec)
+    _, r_true = plain.apply(state, parse_record(dict(truth)))
+    try:
+        _, r_got = eng.apply(state, parse_record(rec))
+    except Exception as exc:  # a record the engine refuses is a wrong ruling
+        stats["rulings"].append(False)
+        stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} refused: {str(exc)[:90]}")
+        return
+    codes = lambda r: sorted(c.code for c in r.calls if not c.review)  # noqa: E731
+    same = codes(r_true) == codes(r_got) and r_true.next_player == r_got.next_player
+    flagged = any(c.review for c in r_got.calls) and not any(c.review for c in r_true.calls)
+    stats["rulings"].append(same)
+    stats["rulings_flagged"] += flagged
+    if not same:
+        stats["rulings_wrong_flagged" if flagged else "rulings_wrong_silent"] += 1
+        stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {codes(r_true)} -> {codes(r_got)}"
+                                     f"{' (flagged)' if flagged else ''}")
+    if profile.game == "novuss":
+        _first_contact(truth, r_true, r_got, stats)
+
+
+def _first_contact(truth, r_true, r_got, stats) -> None:
+    """Shots where the bat touched an own and an opponent pawn: was the first-contact call right?"""
+    player = truth.get("player", "A")
+    own = opp = None
+    for e in truth["events"]:
+        if e["kind"] == "contact" and "bat" in (e["a"], e["b"]):
+            pawn = e["b"] if e["a"] == "bat" else e["a"]
+            if pawn[0] == player and own is None:
+                own = e["t"]
+            elif pawn[0] != player and opp is None:
+                opp = e["t"]
+    if own is None or opp is None:
+        return
+    gap_ms = abs(opp - own) * 1000
+    label = next(name for lo, hi, name in GAP_BINS if lo <= gap_ms < hi)
+    flagged = any(c.code == "review_first_contact" for c in r_got.calls)
+    if flagged:
+        stats["fc"][label].append("flagged")
+    else:
+        stats["fc"][label].append("correct" if r_got.first_contact == r_true.first_contact else "wrong")
+
+
+def _classical(profile, clip, fps, seed):
+    import dataclasses
+
+    from calibration.plane import PlaneMap
+    from sim.render import Renderer
+    from sim.render_settings import RenderSettings, make_camera
+    from vision.detect_classical import ClassicalDetector
+    st = RenderSettings(seed=seed, blur_samples=4)
+    cam = make_camera(profile, 1280, 720, st)
+    renderer = Renderer(cam, profile, st)
+    plane = PlaneMap((cam.width, cam.height), cam.K, np.array(cam.dist), np.linalg.inv(cam.board_to_undistorted()))
+    det = ClassicalDetector(plane, profile)
+    f0 = clip.frame(0, fps)
+    empty = dataclasses.replace(f0, pieces=tuple(dataclasses.replace(p, visible=False) for p in f0.pieces), occluders=())
+    det.learn_background([renderer.render(empty)])
+    det.learn_colours(renderer.render(f0), {p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible})
+    return renderer, det
+
+
+def _score_detections(profile, fr, dets, stats) -> None:
+    """Recall, precision and position error against the pieces a camera could see (in view, on the
+    surface, not under a hand or the cue)."""
+    pcs = dets.pieces()
+    used = set()
+    for p in fr.pieces:
+        if not p.visible or p.z_mm < -20 or not in_view(profile, p.x_mm, p.y_mm) or dets.occluded((p.x_mm, p.y_mm), 0.0):
+            continue
+        stats["det_true"] += 1
+        best = min(((math.dist(q.centre_mm, (p.x_mm, p.y_mm)), j) for j, q in enumerate(pcs) if j not in used),
+                   default=None)
+        if best is not None and best[0] < 8.0:
+            used.add(best[1])
+            stats["det_hit"] += 1
+            stats["pos_err"].append(best[0])
+    stats["det_got"] += sum(1 for q in pcs if not dets.occluded(q.centre_mm, 0.0))
+
+
+# -- the table ----------------------------------------------------------------------------------------------
+def summary(stats) -> dict:
+    pct = lambda a, b: 100.0 * a / b if b else float("nan")  # noqa: E731
+    te = np.array(stats["t_err_ms"]) if stats["t_err_ms"] else np.array([np.nan])
+    pe = np.array(stats["pos_err"]) if stats["pos_err"] else np.array([np.nan])
+    out = {
+        "det_recall": pct(stats["det_hit"], stats["det_true"]), "det_precision": pct(stats["det_hit"], stats["det_got"]),
+        "pos_rms_mm": float(np.sqrt(np.mean(pe ** 2))),
+        "id_switch_per_shot": stats["id_switches"] / max(stats["shots"], 1),
+        "segmentation_errors": stats["seg_missed"] + stats["seg_split"] + stats["seg_extra"],
+        "ev_recall": pct(stats["ev_match"], stats["ev_true"]), "ev_precision": pct(stats["ev_match"], stats["ev_got"]),
+        "t_err_med_ms": float(np.median(te)), "t_err_p95_ms": float(np.percentile(te, 95)),
+        "rulings_same": pct(sum(stats["rulings"]), len(stats["rulings"])), "rulings_n": len(stats["rulings"]),
+        "rulings_flagged": stats["rulings_flagged"], "rulings_wrong_silent": stats["rulings_wrong_silent"],
+        "shots": stats["shots"],
+    }
+    for _, _, name in GAP_BINS:
+        got = stats["fc"].get(name, [])
+        out[f"fc_{name}"] = tuple(sum(1 for g in got if g == what) for what in ("correct", "flagged", "wrong"))
+    return out
+
+
+def merge(stats_list) -> dict:
+    total = new_stats()
+    for st in stats_list:
+        for k, v in st.items():
+            if k == "fc":
+                for b, xs in v.items():
+                    total["fc"][b].extend(xs)
+            elif isinstance(v, list):
+                total[k].extend(v)
+            else:
+                total[k] += v
+    return total
+
+
+def table(rows, detector: str) -> str:
+    head = ("fps", "clips", "shots", "det rec%", "det prec%", "pos RMS", "id sw/shot", "seg err", "ev rec%",
+            "ev prec%", "t err ms med/p95") + tuple(f"1st {n} ok/flag/wrong" for _, _, n in GAP_BINS) + \
+        ("rulings same%", "flagged", "silent wrong")
+    lines = [f"vision accuracy, {detector} detector (positions mm, times ms; first contact: counts of shots)",
+             " | ".join(head)]
+    for fps, group, st in rows:
+        s = summary(st)
+        cells = [f"{fps}", group, f"{s['shots']}", f"{s['det_recall']:.2f}", f"{s['det_precision']:.2f}",
+                 f"{s['pos_rms_mm']:.2f}", f"{s['id_switch_per_shot']:.3f}", f"{s['segmentation_errors']}",
+                 f"{s['ev_recall']:.1f}", f"{s['ev_precision']:.1f}", f"{s['t_err_med_ms']:.2f}/{s['t_err_p95_ms']:.2f}"]
+        cells += ["{}/{}/{}".format(*s[f"fc_{n}"]) for _, _, n in GAP_BINS]
+        cells += [f"{s['rulings_same']:.1f} of {s['rulings_n']}", f"{s['rulings_flagged']}", f"{s['rulings_wrong_silent']}"]
+        lines.append(" | ".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a few hard cases and 20 gap clips only")
+    ap.add_argument("--detector", choices=("oracle", "classical"), default="oracle")
+    ap.add_argument("--gap-seeds", type=int, default=None, help="clips of the own/opponent gap scenario (120)")
+    ap.add_argument("--fps", default="60,30")
+    ap.add_argument("--notes", action="store_true", help="list every ruling that differs")
+    args = ap.parse_args(argv)
+    log_states()
+    profiles = {g: default_profile(g) for g in ("novuss", "cvrnkana")}
+    gap_seeds = args.gap_seeds if args.gap_seeds is not None else (20 if args.quick else 120)
+    built = [(group, game, name, seed, builder(profiles[game], seed))
+             for group, game, name, seed, builder in clips(args.quick, gap_seeds)]
+    rows, notes = [], []
+    for fps in (int(f) for f in args.fps.split(",")):
+        t = time.perf_counter()
+        per_group: dict[str, list] = defaultdict(list)
+        for group, game, name, seed, ep in built:
+            st = new_stats()
+            run_clip(profiles[game], ep, fps, args.detector, seed, st)
+            per_group[group].append(st)
+            notes += [f"{fps} fps {n}" for n in st["ruling_notes"]]
+        groups = [(fps, g, merge(v)) for g, v in per_group.items()]
+        rows += groups + [(fps, "all", merge([st for _, _, st in groups]))]
+        print(f"# {fps} fps: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    print(table(rows, args.detector))
+    if args.notes and notes:
+        print("\nrulings that differ:\n" + "\n".join(notes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Simulator clips for the vision benchmarks and tests: ground-truth detections ("oracle", with noise
+and drop-outs), occluder outlines, and the comparisons (records vs truth) the accuracy table is made of."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.types import Detection, Detections
+
+
+def occluder_outline(o) -> tuple[tuple[float, float], ...]:
+    """Board-plane polygon of a simulated hand or cue (what it hides)."""
+    u = np.array([math.cos(o.direction_rad), math.sin(o.direction_rad)])
+    n = np.array([-u[1], u[0]])
+    tip = np.array([o.x_mm, o.y_mm])
+    if o.kind == "cue":
+        butt = tip - u * o.length_mm
+        w = max(o.width_mm, 8.0)
+        pts = [tip + n * w / 2, tip - n * w / 2, butt - n * w, butt + n * w]
+    else:
+        r = o.radius_mm
+        arc = [tip + r * np.array([math.cos(a), math.sin(a)]) for a in
+               np.linspace(o.direction_rad - math.pi / 2, o.direction_rad + math.pi / 2, 9)]
+        pts = arc + [tip + n * r * 0.8 - u * 900.0, tip - n * r * 0.8 - u * 900.0]
+    return tuple((float(p[0]), float(p[1])) for p in pts)
+
+
+def in_view(profile, x_mm: float, y_mm: float) -> bool:
+    """Whether the overhead camera sees a point: the frame around the Novuss board, the Cvrnkaná view."""
+    g = profile.geometry
+    if profile.game == "novuss":
+        hx = hy = g["frame_mm"] / 2
+    else:
+        hx, hy = g["view_half_width_mm"], g["view_half_height_mm"]
+    return abs(x_mm) <= hx and abs(y_mm) <= hy
+
+
+def oracle_detections(frame, noise_mm: float, rng: np.random.Generator, miss_rate: float = 0.0, profile=None,
+                      clip=None, exposure_s: float = 0.0, blur_frac: float = 0.02) -> Detections:
+    """What a good detector would report for a SimFrame: the true centres plus ``noise_mm`` (1 sigma per
+    axis), nothing under a hand or the cue (centre covered by more than half a radius), nothing outside the
+    camera's view (``profile``), and for a moving piece blur-like noise along its motion: ``blur_frac`` of
+    the streak it draws in ``exposure_s`` (velocity from ``clip``), as the centre of a smeared blob is."""
+    items = []
+    occ = tuple(Detection(o.kind, (o.x_mm, o.y_mm), max(o.radius_mm, 10.0), None, 1.0, None, frame.index, frame.t_s,
+                          outline_mm=occluder_outline(o)) for o in frame.occluders)
+    probe = Detections(frame.index, frame.t_s, occ)
+    moving = {}
+    if clip is not None and exposure_s > 0:
+        h = 5e-4
+        ahead = clip.states_at(frame.t_s + h)
+        moving = {p.id: ((q.x_mm - p.x_mm) / h, (q.y_mm - p.y_mm) / h) for p, q in zip(frame.pieces, ahead.pieces)
+                  if p.visible and q.visible}
+    for p in frame.pieces:
+        if not p.visible or p.z_mm < -20.0:
+            continue
+        if profile is not None and not in_view(profile, p.x_mm, p.y_mm):
+            continue
+        if probe.occluded((p.x_mm, p.y_mm), -p.radius_mm * 0.5):
+            continue  # hidden under a hand or the cue
+        if miss_rate and rng.random() < miss_rate:
+            continue
+        z = np.array([p.x_mm, p.y_mm]) + rng.normal(0.0, noise_mm, 2)
+        v = np.asarray(moving.get(p.id, (0.0, 0.0)), float)
+        speed = float(np.hypot(*v))
+        if speed > 1.0 and speed < 2e4:
+            z = z + v / speed * rng.normal(0.0, blur_frac * speed * exposure_s)
+        items.append(Detection(p.kind, (float(z[0]), float(z[1])), p.radius_mm, p.owner, 1.0, None, frame.index,
+                               frame.t_s))
+    order = rng.permutation(len(items))
+    return Detections(frame.index, frame.t_s, tuple(items[i] for i in order) + occ)
+
+
+@dataclass
+class Compared:
+    contacts_true: int = 0
+    contacts_found: int = 0
+    contacts_matched: int = 0
+    timing_err_ms: list = None
+
+    def __post_init__(self):
+        self.timing_err_ms = [] if self.timing_err_ms is None else self.timing_err_ms
+
+
+def match_events(truth: list[dict], got: list[dict], tol_s: float = 0.01):
+    """Pair true and reconstructed events of the same kind and pieces; returns (pairs, missed, extra)."""
+    def key(e):
+        if e["kind"] == "contact":
+            return ("contact", tuple(sorted((e["a"], e["b"]))))
+        return (e["kind"], e.get("piece"))
+    used = set()
+    pairs, missed = [], []
+    for te in truth:
+        best = None
+        for j, ge in enumerate(got):
+            if j in used or key(ge) != key(te):
+                continue
+            dt = abs(ge["t"] - te["t"])
+            if dt <= tol_s and (best is None or dt < best[0]):
+                best = (dt, j)
+        if best is None:
+            missed.append(te)
+        else:
+            used.add(best[1])
+            pairs.append((te, got[best[1]]))
+    extra = [ge for j, ge in enumerate(got) if j not in used]
+    return pairs, missed, extra

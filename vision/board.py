@@ -1,0 +1,65 @@
+"""The surface the pieces move on, as vision needs it: piece radii, cushion lines, pockets, the pit.
+
+Built from the table profile (``calibration.profile``) so every size comes from one place.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+__all__ = ["Surface", "POCKET_NAMES"]
+
+POCKET_NAMES = ("SW", "SE", "NW", "NE")
+
+
+@dataclass(frozen=True)
+class Surface:
+    """Board (Novuss) or field (Cvrnkaná) geometry in board millimetres."""
+
+    game: str
+    radius_mm: Mapping[str, float]  # by kind: pawn, bat, marble
+    half_x_mm: float  # cushion lines (Novuss) or the camera's view (Cvrnkaná) at +-half
+    half_y_mm: float
+    pockets: Mapping[str, tuple[float, float]]  # name -> centre
+    pocket_radius_mm: float = 0.0
+    pit_radius_mm: float = 0.0
+    walls: bool = True  # Novuss: pieces bounce off cushions; Cvrnkaná: the view edge is not a wall
+
+    @classmethod
+    def from_profile(cls, profile) -> "Surface":
+        g = profile.geometry
+        if profile.game == "novuss":
+            half = g["surface_mm"] / 2.0
+            pockets = {"SW": (-half, -half), "SE": (half, -half), "NW": (-half, half), "NE": (half, half)}
+            return cls("novuss", {"pawn": g["pawn_diameter_mm"] / 2.0, "bat": g["bat_diameter_mm"] / 2.0},
+                       half, half, pockets, float(g["pocket_radius_mm"]))
+        return cls("cvrnkana", {"marble": g["marble_diameter_mm"] / 2.0}, float(g["view_half_width_mm"]),
+                   float(g["view_half_height_mm"]), {}, 0.0, g["pit_diameter_mm"] / 2.0, walls=False)
+
+    def radius(self, kind: str) -> float:
+        return self.radius_mm[kind]
+
+    def pocket_at(self, xy: tuple[float, float], slack_mm: float = 0.0) -> str | None:
+        """The pocket whose capture circle contains the centre ``xy``."""
+        for name, c in self.pockets.items():
+            if math.dist(c, xy) <= self.pocket_radius_mm + slack_mm:
+                return name
+        return None
+
+    def in_pit(self, xy: tuple[float, float], slack_mm: float = 0.0) -> bool:
+        return self.pit_radius_mm > 0 and math.hypot(*xy) <= self.pit_radius_mm + slack_mm
+
+    def outside_side(self, xy: tuple[float, float], margin_mm: float = 0.0) -> str | None:
+        """The side ('N','S','E','W') beyond which the centre lies, or None when over the surface."""
+        x, y = xy
+        over = {"E": x - self.half_x_mm, "W": -self.half_x_mm - x, "N": y - self.half_y_mm, "S": -self.half_y_mm - y}
+        side, by = max(over.items(), key=lambda kv: kv[1])
+        return side if by > margin_mm else None
+
+    def cushion_lines(self, radius_mm: float) -> dict[str, tuple[int, float]]:
+        """Where a disc's centre is when it touches each cushion: side -> (axis 0=x/1=y, coordinate)."""
+        if not self.walls:
+            return {}
+        return {"E": (0, self.half_x_mm - radius_mm), "W": (0, -self.half_x_mm + radius_mm),
+                "N": (1, self.half_y_mm - radius_mm), "S": (1, -self.half_y_mm + radius_mm)}

@@ -1,0 +1,460 @@
+"""Classical detector: empty-board difference on a coarse image, then a sub-pixel rim fit per piece.
+
+    det = ClassicalDetector(plane, profile)          # plane: calibration.plane.PlaneMap
+    det.learn_background(empty_images)              # frames of the empty board (median)
+    det.learn_colours(image, layout)                # or det.expect(layout): learn on the next frame
+    dets = det.detect(image, frame, t_s)            # -> vision.types.Detections (board mm)
+
+Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
+
+1. *Candidates*: the board's part of the image is shrunk ``scale`` times (one ``cv2.resize``), compared with
+   the empty board shrunk the same way, thresholded; connected blobs with their statistics.
+2. *Blobs*: a blob far larger than ``max_discs`` pieces is an occluder (hand or cue). Any other blob is
+   seeded with as many pieces as its area holds (k-means on its pixels when more than one: touching pieces).
+3. *Rim fit* (:mod:`vision.rim`): every seed's outline is sampled along rays in one remap and fitted with
+   the exact outline a piece of known radius and height casts in this camera, robustly (a touching
+   neighbour's rim is an outlier), giving the base centre in board mm (parallax of the height removed).
+4. *Classes*: the top face's chromaticity and brightness against the board, nearest of the prototypes learnt
+   from a known layout (own/opponent pawns, bat, each player's marbles). A fit whose colour matches no
+   prototype, or whose outline is not a circle of the piece's size, is not a piece; what of its blob no
+   piece explains is an occluder.
+5. *Still blobs keep their fit*: a blob whose box and pixels are unchanged (within the noise) since it was
+   last fitted returns its previous pieces, restamped; only what moved is measured again.
+6. *Empty board kept fresh*: a band of image rows per frame is blended towards the frame where nothing was
+   found, so slow light changes do not turn into blobs.
+
+``timings`` holds the last frame's seconds per stage (``bench/vision_speed.py`` prints them); the accuracy
+per frame against simulator truth is ``bench/vision_detect.py``. The interface used by the pipeline and
+``bench/accuracy.py --detector classical`` is only ``ClassicalDetector(plane, profile)``, ``learn_background``,
+``learn_colours`` (or ``expect``) and ``detect``.
+
+Pixels become millimetres only through the calibration's ``PlaneMap`` (``to_board_mm``/``to_image_px``).
+Detections carry ``centre_px`` (image pixel of the seen top face) and ``score`` (fit quality, 0..1).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Mapping
+
+import cv2
+import numpy as np
+
+from .board import Surface
+from .parallax import Parallax, seen_height_mm
+from .rim import RimFitter, RimSeed, foreground_strength
+from .types import Detection, Detections, VisionError
+
+__all__ = ["ClassicalDetector"]
+
+
+def _piece_class(game: str, piece: str) -> tuple[str, str | None]:
+    if piece == "bat":
+        return "bat", None
+    return ("pawn" if game == "novuss" else "marble"), piece[0]
+
+
+class ClassicalDetector:
+    """Settings in ``__init__``; ``detect(image, frame, t_s) -> Detections``."""
+
+    def __init__(self, plane, profile, scale: int = 4, diff_threshold: float = 22.0, max_discs: float = 12.0,
+                 margin_mm: float = 25.0, colour_tolerance: float = 0.09, min_rays: float = 0.55,
+                 max_rms_mm: float = 1.6, refresh_rows: int = 24, refresh_rate: float = 0.05,
+                 still_threshold: int = 10):
+        self.plane, self.profile = plane, profile
+        self.game = profile.game
+        self.surface = Surface.from_profile(profile)
+        self.parallax = Parallax.from_plane(plane)
+        self.rim = RimFitter(plane, self.parallax)
+        self.scale, self.diff_threshold, self.max_discs = int(scale), float(diff_threshold), float(max_discs)
+        self.colour_tolerance, self.min_rays, self.max_rms_mm = colour_tolerance, min_rays, max_rms_mm
+        self.refresh_rows, self.refresh_rate = int(refresh_rows), float(refresh_rate)
+        self.kinds = tuple(self.surface.radius_mm)
+        self.top_z = {k: seen_height_mm(profile, k) for k in self.kinds}
+        self.default_kind = "pawn" if self.game == "novuss" else "marble"
+        self._roi(margin_mm)
+        self.background: np.ndarray | None = None
+        self._bg_coarse: np.ndarray | None = None
+        self._bg_acc: np.ndarray | None = None
+        self._band = 0
+        self.prototypes: dict[tuple[str, str | None], np.ndarray] = {}
+        self._expected: dict[str, tuple[float, float]] | None = None
+        self.timings: dict[str, float] = {}
+        self.still_threshold = int(still_threshold)
+        self._cache: dict[tuple, tuple] = {}
+        self._diameter_mm = 2.0 * min(self.surface.radius_mm.values())
+        self._disc_mm2 = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2
+        self._disc_cpx = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2 / self._mm2_per_cpx
+
+    # ------------------------------------------------------------------ geometry set-up
+    def _roi(self, margin_mm: float) -> None:
+        """The image rectangle (a multiple of ``scale``) that sees the playing surface, the coarse mask of the
+        pixels over it, and the board area one coarse pixel covers there."""
+        s = self.surface
+        if self.game == "novuss":
+            half = s.half_x_mm + float(self.profile.geometry.get("cushion_width_mm", 0.0)) + margin_mm
+            hx = hy = half
+        else:
+            hx, hy = s.half_x_mm + margin_mm, s.half_y_mm + margin_mm
+        w, h = self.plane.image_size
+        e = np.linspace(-1, 1, 41)
+        edge = np.concatenate([np.stack([e * hx, np.full_like(e, -hy)], 1), np.stack([e * hx, np.full_like(e, hy)], 1),
+                               np.stack([np.full_like(e, -hx), e * hy], 1), np.stack([np.full_like(e, hx), e * hy], 1)])
+        px = self.plane.to_image_px(edge)
+        q = self.scale
+        x0 = max(int(math.floor(px[:, 0].min() / q)) * q, 0)
+        y0 = max(int(math.floor(px[:, 1].min() / q)) * q, 0)
+        x1 = min(int(math.ceil(px[:, 0].max() / q)) * q, (w // q) * q)
+        y1 = min(int(math.ceil(px[:, 1].max() / q)) * q, (h // q) * q)
+        if x1 <= x0 or y1 <= y0:
+            raise VisionError("classical detector: the playing surface is not in the camera's view")
+        self.roi = (x0, y0, x1, y1)
+        cw, ch = (x1 - x0) // q, (y1 - y0) // q
+        u, v = np.meshgrid(np.arange(cw), np.arange(ch))
+        centres = np.column_stack([x0 + (u.ravel() + 0.5) * q - 0.5, y0 + (v.ravel() + 0.5) * q - 0.5])
+        mm = self.plane.to_board_mm(centres)
+        inside = (np.abs(mm[:, 0]) <= hx) & (np.abs(mm[:, 1]) <= hy)
+        self._mask = inside.reshape(ch, cw).astype(np.uint8) * 255
+        mid = self.plane.to_board_mm([[0.5 * (x0 + x1), 0.5 * (y0 + y1)]])[0]
+        self._mm2_per_cpx = float((self.plane.mm_per_px([mid])[0] * q) ** 2)
+        # board area each coarse pixel covers (the lens and the tilt change it across the view)
+        grid = mm.reshape(ch, cw, 2)
+        gx = np.gradient(grid, axis=1)
+        gy = np.gradient(grid, axis=0)
+        self._cpx_mm2 = np.abs(gx[..., 0] * gy[..., 1] - gx[..., 1] * gy[..., 0]).astype(np.float32)
+
+    def _shrink(self, image: np.ndarray) -> np.ndarray:
+        x0, y0, x1, y1 = self.roi
+        q = self.scale
+        return cv2.resize(image[y0:y1, x0:x1], ((x1 - x0) // q, (y1 - y0) // q), interpolation=cv2.INTER_LINEAR)
+
+    def _check(self, image: np.ndarray) -> None:
+        w, h = self.plane.image_size
+        if image is None or image.ndim != 3 or image.shape[2] != 3 or image.shape[1] != w or image.shape[0] != h:
+            got = "nothing" if image is None else "x".join(str(v) for v in image.shape)
+            raise VisionError(f"classical detector: frame is {got}, the calibration is for {w}x{h} BGR")
+
+    # ------------------------------------------------------------------ learning
+    def learn_background(self, empty_images) -> None:
+        """The empty board: per-pixel median of frames with nothing on it (a passing hand does not stay)."""
+        images = list(empty_images)
+        if not images:
+            raise VisionError("classical detector: no empty-board images to learn from")
+        for img in images:
+            self._check(img)
+        bg = images[0].copy() if len(images) == 1 else np.median(np.stack(images), axis=0).astype(np.uint8)
+        self.background = bg
+        self._bg_acc = bg.astype(np.float32)
+        self._bg_coarse = self._shrink(bg)
+
+    def expect(self, layout: Mapping[str, tuple[float, float]]) -> None:
+        """The pieces on the surface now (from the game state): their colours are learnt on the next frame."""
+        self._expected = dict(layout)
+
+    def learn_colours(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> None:
+        """Colour prototypes of each class (own/opponent pawns, bat, marbles), measured on the top face of
+        every piece of a known layout; a later call adds classes it sees (e.g. the bat once it is placed)
+        and replaces those it measures again."""
+        if self.background is None:
+            raise VisionError("classical detector: learn the empty board before the colours")
+        self._check(image)
+        ids = [p for p in layout if _piece_class(self.game, p)[0] in self.kinds]
+        if not ids:
+            raise VisionError("classical detector: the layout names no piece of this game")
+        seeds = []
+        for p in ids:
+            kind, _ = _piece_class(self.game, p)
+            seen = self.parallax.seen([layout[p]], self.top_z[kind])[0]
+            seeds.append(RimSeed((float(seen[0]), float(seen[1])), self.surface.radius(kind), self.top_z[kind],
+                                 kind != "marble"))
+        fits = self.rim.fit(image, self.background, seeds)
+        samples: dict[tuple[str, str | None], list[np.ndarray]] = {}
+        for p, fit in zip(ids, fits):
+            if fit is not None:
+                samples.setdefault(_piece_class(self.game, p), []).append(fit.colour)
+        if not samples:
+            raise VisionError("classical detector: none of the layout's pieces is visible where the layout says")
+        self.prototypes.update({k: np.median(np.stack(v), axis=0) for k, v in samples.items()})
+
+    # ------------------------------------------------------------------ the one method
+    def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
+        if self.background is None:
+            raise VisionError("classical detector: no empty-board image yet (call learn_background first)")
+        self._check(image)
+        if not self.prototypes:
+            if self._expected is None:
+                raise VisionError("classical detector: no piece colours yet (call learn_colours or expect(layout))")
+            self.learn_colours(image, self._expected)
+            self._expected = None
+        clock = time.perf_counter
+        t0 = clock()
+        coarse = self._shrink(image)
+        diff = cv2.absdiff(coarse, self._bg_coarse)
+        b, g, r = cv2.split(diff)
+        strength = cv2.max(cv2.max(b, g), r)
+        _, mask = cv2.threshold(strength, self.diff_threshold, 255, cv2.THRESH_BINARY)
+        mask = cv2.bitwise_and(mask, self._mask)
+        t1 = clock()
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        items: list[Detection] = []
+        seeds_px, owners = [], []  # seeds in full image pixels, and the blob each came from
+        blobs: dict[int, tuple] = {}
+        cache: dict[tuple, tuple] = {}
+        disc = self._disc_cpx
+        q = self.scale
+        x0, y0 = self.roi[:2]
+        for i in range(1, n):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if area < 0.3 * disc:
+                continue
+            key = (x, y, w, h)
+            if area > self.max_discs * disc:  # a hand or the cue, maybe with pieces touching it: look for them
+                centres = self._split(image, key, self._mm2_per_cpx, widest=1.35)
+                if len(centres) == 0:
+                    items.append(self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s))
+                    continue
+                blobs[i] = (x, y, w, h, area, len(centres) + 1)
+                for c in centres:
+                    seeds_px.append((x0 + (c[0] + 0.5) * q - 0.5, y0 + (c[1] + 0.5) * q - 0.5))
+                    owners.append(i)
+                continue
+            old = self._cached(key, coarse)
+            if old is not None:
+                cache[old[2]] = old
+                items.extend(_restamp(d, frame, t_s) for d in old[1])
+                continue
+            cx, cy = cents[i]
+            local = self._cpx_mm2[min(int(cy), self._cpx_mm2.shape[0] - 1), min(int(cx), self._cpx_mm2.shape[1] - 1)]
+            k = max(1, int(round(area * local / self._disc_mm2)))
+            if area > 1.5 * disc or k > 1:
+                centres = self._split(image, (x, y, w, h), local)
+                k = max(k, len(centres))
+            else:
+                centres = cents[i:i + 1]
+            blobs[i] = (x, y, w, h, area, k)
+            for c in centres:
+                seeds_px.append((x0 + (c[0] + 0.5) * q - 0.5, y0 + (c[1] + 0.5) * q - 0.5))
+                owners.append(i)
+        t2 = clock()
+        pieces = self._pieces(image, seeds_px, owners, frame, t_s)
+        for _ in range(2):  # what a blob still does not explain may be pieces the first seeds missed
+            more_px, more_owners = self._reseed(labels, blobs, pieces)
+            if not more_px:
+                break
+            extra = self._pieces(image, more_px, more_owners, frame, t_s)
+            pieces += [(d, b) for d, b in extra if all(math.dist(d.centre_mm, k.centre_mm) > 1.6 * d.radius_mm
+                                                       for k, _ in pieces)]
+        t3 = clock()
+        left = self._leftovers(labels, blobs, pieces, frame, t_s)
+        for i, (x, y, w, h, _, _) in blobs.items():
+            found = [d for d, blob in pieces if blob == i] + left.get(i, [])
+            cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), found, (x, y, w, h))
+            items.extend(found)
+        self._cache = cache
+        t4 = clock()
+        self._refresh(image, mask)
+        t5 = clock()
+        self.timings = {"shrink+difference": t1 - t0, "blobs": t2 - t1, "rim fit": t3 - t2, "occluders+assembly": t4 - t3,
+                        "background upkeep": t5 - t4}
+        return Detections(frame, t_s, tuple(items))
+
+    def _split(self, image: np.ndarray, box, mm2_per_cpx: float, widest: float = math.inf) -> np.ndarray:
+        """Seeds (coarse px) for the pieces of a blob that holds several: peaks of the distance to the board
+        in the full-resolution foreground (shadows excluded, holes closed); touching discs are separate peaks.
+        ``widest`` (in piece radii) drops peaks too wide for a piece (a palm)."""
+        x, y, w, h = box
+        q = self.scale
+        x0, y0 = self.roi[:2]
+        pad = 2
+        xa, ya = x0 + max(x - pad, 0) * q, y0 + max(y - pad, 0) * q
+        xb, yb = min(x0 + (x + w + pad) * q, image.shape[1]), min(y0 + (y + h + pad) * q, image.shape[0])
+        f = foreground_strength(image[ya:yb, xa:xb].astype(np.float32), self.background[ya:yb, xa:xb].astype(np.float32))
+        f = cv2.blur(f, (3, 3))
+        strong = f[f > 0.08]
+        if strong.size == 0:
+            return np.zeros((0, 2), np.float32)
+        fg = (f > max(0.5 * float(np.median(strong)), 0.08)).astype(np.uint8)
+        r_px = min(self.surface.radius_mm.values()) * q / math.sqrt(mm2_per_cpx)
+        hole = int(2 * math.ceil(0.35 * r_px) + 1)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hole, hole)))
+        dist = cv2.distanceTransform(fg, cv2.DIST_L2, 5)
+        k = int(2 * math.ceil(0.6 * r_px) + 1)
+        peaks = ((dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) - 1e-3)
+                 & (dist > 0.6 * r_px) & (dist < widest * r_px * max(self.surface.radius_mm.values())
+                                          / min(self.surface.radius_mm.values()))).astype(np.uint8)
+        n, _, _, ce = cv2.connectedComponentsWithStats(peaks, connectivity=8)
+        if n < 2:
+            return np.zeros((0, 2), np.float32)
+        full = ce[1:] + (xa, ya)
+        return (((full + 0.5 - (x0, y0)) / q) - 0.5).astype(np.float32)
+
+    def _cached(self, box, coarse: np.ndarray):
+        """The last fit of this blob if nothing in it moved since it was measured: a cached blob whose box is
+        within a pixel of this one (a soft shadow's edge flickers across the threshold) and whose pixels are
+        all within the noise of what they were then."""
+        x, y, w, h = box
+        for (cx, cy, cw, ch), entry in self._cache.items():
+            if abs(cx - x) <= 1 and abs(cy - y) <= 1 and abs(cx + cw - x - w) <= 1 and abs(cy + ch - y - h) <= 1:
+                then = entry[0]
+                if int(cv2.absdiff(coarse[cy:cy + ch, cx:cx + cw], then).max()) <= self.still_threshold:
+                    return entry
+        return None
+
+    # ------------------------------------------------------------------ pieces
+    def _classify(self, colours: np.ndarray) -> list[tuple[str, str | None] | None]:
+        classes = list(self.prototypes)
+        protos = np.stack([self.prototypes[c] for c in classes])
+        d = np.abs(colours[:, None, :3] - protos[None, :, :3]).sum(-1) + 0.15 * np.abs(colours[:, None, 3] - protos[None, :, 3])
+        best = np.argmin(d, axis=1)
+        # marbles of one player differ among themselves (one colour family, each its own swirl): wider
+        # tolerance, but the nearest family must be clearly nearer than the other
+        tol = [self.colour_tolerance * (2.8 if classes[b][0] == "marble" else 1.0) for b in best]
+        second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
+        return [classes[b] if d[j, b] <= tol[j] and d[j, b] < 0.6 * second[j] else None for j, b in enumerate(best)]
+
+    def _seed(self, seen, kind: str) -> RimSeed:
+        return RimSeed((float(seen[0]), float(seen[1])), self.surface.radius(kind), self.top_z[kind], kind != "marble")
+
+    def _pieces(self, image, seeds_px, owners, frame, t_s) -> list[tuple[Detection, int]]:
+        if not seeds_px:
+            return []
+        seen = self.plane.to_board_mm(np.asarray(seeds_px, float))
+        fits = self.rim.fit(image, self.background, [self._seed(s, self.default_kind) for s in seen])
+        good = [j for j, f in enumerate(fits) if f is not None]
+        classes: list = [None] * len(fits)
+        if good:
+            for j, cls in zip(good, self._classify(np.stack([fits[j].colour for j in good]))):
+                classes[j] = cls
+        # fit again from the first fit's centre where the seed was far off (the colour ring was then partly
+        # off the piece) or the piece is of another kind than assumed (a bat: its own radius and height)
+        r0 = self.surface.radius(self.default_kind)
+        redo = [j for j in good if (classes[j] is not None and classes[j][0] != self.default_kind)
+                or math.dist(fits[j].seen_mm, seen[j]) > 0.15 * r0]
+        if redo:
+            kinds = [classes[j][0] if classes[j] is not None else self.default_kind for j in redo]
+            again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kd) for j, kd in zip(redo, kinds)])
+            ok = [(j, f) for j, f in zip(redo, again) if f is not None]
+            if ok:
+                for (j, f), cls in zip(ok, self._classify(np.stack([f.colour for _, f in ok]))):
+                    fits[j], classes[j] = f, cls or classes[j]  # blur mixes the board into the colour
+        accepted = []
+        for j, (fit, cls) in enumerate(zip(fits, classes)):
+            if fit is None or cls is None:
+                continue
+            r = self.surface.radius(cls[0])
+            if fit.rays < self.min_rays or not -0.25 * r < fit.bias_mm < 0.9 * r:
+                continue
+            # a sharp disc; or one smeared by its motion during the exposure, whose outline is a stadium: a disc
+            # fitted to it sits at its middle (the piece at mid-exposure) but with a larger radius and residual
+            if fit.rms_mm > max(self.max_rms_mm, 0.3 * r * (fit.bias_mm / r) ** 0.5 if fit.bias_mm > 0 else 0.0):
+                continue
+            accepted.append(j)
+        if not accepted:
+            return []
+        px = self.plane.to_image_px(np.array([fits[j].seen_mm for j in accepted]))
+        found: list[tuple[Detection, int, float]] = []
+        for j, (u, v) in zip(accepted, px):
+            fit, (kind, owner) = fits[j], classes[j]
+            score = float(max(0.05, min(1.0, fit.rays * (1.0 - fit.rms_mm / (2 * self.max_rms_mm)))))
+            det = Detection(kind, fit.centre_mm, self.surface.radius(kind), owner, score, (float(u), float(v)), frame, t_s)
+            found.append((det, owners[j], fit.rms_mm))
+        # two seeds on one piece: keep the better fit
+        found.sort(key=lambda f: f[2])
+        kept: list[tuple[Detection, int]] = []
+        for det, blob, _ in found:
+            if all(math.dist(det.centre_mm, k.centre_mm) > 1.2 * min(det.radius_mm, k.radius_mm) for k, _ in kept):
+                kept.append((det, blob))
+        return kept
+
+    def _unexplained(self, labels, i, box, dets, pad_mm: float = 6.0) -> np.ndarray:
+        """The blob's pixels farther from every piece found in it than its radius and shadow."""
+        x, y, w, h = box
+        blob = labels[y:y + h, x:x + w] == i
+        if dets:
+            q = self.scale
+            x0, y0 = self.roi[:2]
+            keep = np.zeros(blob.shape, np.uint8)
+            for d in dets:
+                c = d.centre_px
+                rad = (d.radius_mm + pad_mm) / math.sqrt(self._mm2_per_cpx)
+                cv2.circle(keep, (int(round((c[0] - x0 + 0.5) / q - 0.5 - x)), int(round((c[1] - y0 + 0.5) / q - 0.5 - y))),
+                           int(math.ceil(rad)), 1, -1)
+            blob = blob & (keep == 0)
+        return blob
+
+    def _reseed(self, labels, blobs, pieces):
+        """New seeds where a piece-sized part of a blob is left unexplained by the pieces found in it."""
+        by_blob: dict[int, list[Detection]] = {}
+        for det, blob in pieces:
+            by_blob.setdefault(blob, []).append(det)
+        q = self.scale
+        x0, y0 = self.roi[:2]
+        seeds, owners = [], []
+        for i, (x, y, w, h, area, k) in blobs.items():
+            dets = by_blob.get(i, [])
+            if len(dets) >= k or area > 4 * k * self._disc_cpx:
+                continue
+            rest = self._unexplained(labels, i, (x, y, w, h), dets, 2.0).astype(np.uint8)
+            n, _, st, ce = cv2.connectedComponentsWithStats(rest, connectivity=8)
+            for j in range(1, n):
+                if 0.4 * self._disc_cpx <= st[j, 4] <= 2.5 * self._disc_cpx:
+                    seeds.append((x0 + (ce[j, 0] + x + 0.5) * q - 0.5, y0 + (ce[j, 1] + y + 0.5) * q - 0.5))
+                    owners.append(i)
+        return seeds, owners
+
+    def _leftovers(self, labels, blobs, pieces, frame, t_s) -> dict[int, list[Detection]]:
+        """Occluders: what of a blob the pieces found in it do not explain (a hand or the cue over the board,
+        possibly touching pieces), by blob."""
+        out: dict[int, list[Detection]] = {}
+        by_blob: dict[int, list[Detection]] = {}
+        for det, blob in pieces:
+            by_blob.setdefault(blob, []).append(det)
+        for i, (x, y, w, h, area, k) in blobs.items():
+            dets = by_blob.get(i, [])
+            if len(dets) >= k:
+                continue
+            blob = self._unexplained(labels, i, (x, y, w, h), dets)
+            if blob.sum() >= 1.5 * self._disc_cpx:
+                out[i] = [self._occluder(blob, x, y, frame, t_s)]
+        return out
+
+    def _occluder(self, blob: np.ndarray, x: int, y: int, frame: int, t_s: float) -> Detection:
+        cnts, _ = cv2.findContours(blob.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        pts = (np.vstack([c.reshape(-1, 2) for c in cnts]) + (x, y)).astype(np.float32)
+        q = self.scale
+        x0, y0 = self.roi[:2]
+        hull_px = (cv2.convexHull(pts).reshape(-1, 2) + 0.5) * q - 0.5 + (x0, y0)
+        outline = self.plane.to_board_mm(hull_px)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(outline.astype(np.float32))
+        kind = "cue" if max(rw, rh) > 4.0 * max(min(rw, rh), 1.0) else "hand"
+        centre = outline.mean(axis=0)
+        radius = float(np.max(np.hypot(*(outline - centre).T)))
+        return Detection(kind, (float(centre[0]), float(centre[1])), radius, None, 1.0, None, frame, t_s,
+                         outline_mm=tuple((float(a), float(b)) for a, b in outline))
+
+    # ------------------------------------------------------------------ empty board upkeep
+    def _refresh(self, image: np.ndarray, mask: np.ndarray) -> None:
+        """Blend one band of rows of the empty board towards this frame where nothing was seen."""
+        if self.refresh_rate <= 0:
+            return
+        x0, y0, x1, y1 = self.roi
+        q = self.scale
+        rows = max(q, (self.refresh_rows // q) * q)
+        band = self._band
+        self._band = (band + rows) % max(y1 - y0, rows)
+        a, b = y0 + band, min(y0 + band + rows, y1)
+        busy = cv2.dilate(mask[band // q:(b - y0) // q], np.ones((5, 5), np.uint8))
+        if busy.size == 0:
+            return
+        quiet = cv2.resize(255 - busy, (x1 - x0, b - a), interpolation=cv2.INTER_NEAREST)
+        acc = self._bg_acc[a:b, x0:x1]
+        cv2.accumulateWeighted(image[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
+        self.background[a:b, x0:x1] = np.clip(acc + 0.5, 0, 255).astype(np.uint8)
+        cw = (x1 - x0) // q
+        self._bg_coarse[band // q:(b - y0) // q] = cv2.resize(self.background[a:b, x0:x1], (cw, (b - a) // q),
+                                                            interpolation=cv2.INTER_LINEAR)
+
+
+def _restamp(det: Detection, frame: int, t_s: float) -> Detection:
+    return dataclasses.replace(det, frame=frame, t_s=t_s)

@@ -1,0 +1,78 @@
+"""Choose the detector by configuration: ``make_detector("learned" | "classical", plane, profile, ...)``.
+
+Why a factory: the learned detector depends on an optional extra (ultralytics) and a weights file that may
+be missing or damaged on a club's machine. Loading is checked at once — the model is run on one blank
+frame, because ultralytics opens an exported file only at its first prediction — so a bad file is a
+one-line error at start-up, not a crash mid-match. With ``fallback="classical"`` the pipeline carries on
+with the classical detector and the reason is logged.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from .types import VisionError
+
+__all__ = ["DEFAULT_WEIGHTS", "DEFAULT_IMGSZ", "make_detector", "load_learned"]
+
+DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "shotjudge-det.onnx"
+DEFAULT_IMGSZ = (736, 1280)  # height, width the shipped model was exported for (a 1280x720 frame, padded)
+HOW_TO_GET = ("use the shipped models/shotjudge-det.onnx (git checkout -- models/) or train one with "
+              "'shotjudge train'")
+
+log = logging.getLogger(__name__)
+
+
+def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: float = 0.25):
+    """A ``LearnedDetector`` that has already run once; ``VisionError`` (one line, saying how to get a
+    model) when the file is missing, empty, damaged or not a detector."""
+    path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
+    if not path.exists():
+        raise VisionError(f"learned detector: weights {path} not found; {HOW_TO_GET}")
+    if path.is_file() and path.stat().st_size == 0:
+        raise VisionError(f"learned detector: weights {path} are empty; {HOW_TO_GET}")
+    from .yolo_offline import offline_ultralytics
+
+    try:
+        offline_ultralytics()
+    except ImportError:
+        raise VisionError("learned detector: ultralytics is not installed (pip install 'shotjudge[learned]')") from None
+    from .detect_learned import LearnedDetector
+
+    try:
+        det = LearnedDetector(path, plane, imgsz=imgsz, conf=conf)
+    except VisionError as exc:
+        raise VisionError(f"{str(exc).splitlines()[0]}; {HOW_TO_GET}") from None
+    h, w = plane.image_size[1], plane.image_size[0]
+    try:
+        det.detect(np.zeros((h, w, 3), np.uint8))
+    except VisionError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - ONNX Runtime, torch and ultralytics raise many kinds
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+        raise VisionError(f"learned detector: cannot run {path} ({reason}); the file is damaged or not a "
+                          f"shotjudge detector; {HOW_TO_GET}") from None
+    return det
+
+
+def make_detector(kind: str, plane, profile, weights: str | Path | None = None, fallback: str | None = None,
+                  imgsz=DEFAULT_IMGSZ, conf: float = 0.25):
+    """The detector named by ``kind``; if the learned one cannot be loaded and ``fallback == "classical"``,
+    the classical one (with a logged warning) instead of an error. The classical detector still needs
+    ``learn_background`` / ``learn_colours`` from the calibration step."""
+    if kind not in ("learned", "classical"):
+        raise VisionError(f"detector must be 'learned' or 'classical', got {kind!r}")
+    if fallback not in (None, "classical"):
+        raise VisionError(f"detector fallback must be 'classical' or none, got {fallback!r}")
+    if kind == "learned":
+        try:
+            return load_learned(weights, plane, imgsz, conf)
+        except VisionError as exc:
+            if fallback != "classical":
+                raise
+            log.warning("%s; falling back to the classical detector", exc)
+    from .detect_classical import ClassicalDetector
+
+    return ClassicalDetector(plane, profile)

@@ -1,0 +1,466 @@
+"""Events with sub-frame timing, reconstructed from the tracks of one shot.
+
+Pieces move on straight lines between collisions (``vision.fit``). A contact is the instant two fitted
+discs are a sum of radii apart; a cushion contact the instant a disc reaches the cushion line. Each event
+time is estimated up to four ways, each with its own variance:
+
+* *approach*: the incoming stretches of both pieces, solved forward to the touching distance;
+* *departure*: the outgoing stretches, solved backward to the touching distance;
+* *kink*: for each piece whose velocity changed, the instant its incoming and outgoing stretches meet
+  (for a struck resting piece: the instant its outgoing line leaves its resting place).
+
+An estimate is used only where its assumptions hold (the incoming stretch of a piece describes only its
+first event within a frame interval, the outgoing stretch only its last, a kink only a lone event). The
+estimates are combined by their variances and the spread between them inflates the stated ``t_err_s``,
+so two contacts whose order the frames cannot settle come out as a close call, not as a guess.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .board import Surface
+from .fit import Fit, estimate_decel, split_track
+from .types import Event, Track
+
+__all__ = ["EventExtractor", "Motion", "estimate_sigma"]
+
+
+@dataclass
+class Motion:
+    """One track as stretches of smooth motion."""
+
+    track: Track
+    t: np.ndarray
+    xy: np.ndarray
+    fits: list[Fit]
+
+    @property
+    def radius(self) -> float:
+        return self.track.radius_mm
+
+    def changes(self) -> list[tuple[int, float, float]]:
+        """(k, t_a, t_b): the velocity changed between stretch k (last seen t_a) and k+1 (first seen t_b)."""
+        return [(k, self.fits[k].t_last, self.fits[k + 1].t_first) for k in range(len(self.fits) - 1)]
+
+    def fit_at(self, t: float) -> Fit:
+        """The stretch in force at ``t`` (the earlier one across a change interval)."""
+        for f in reversed(self.fits):
+            if f.t_first <= t:
+                return f
+        return self.fits[0]
+
+    def change_in(self, ta: float, tb: float) -> int | None:
+        """The change interval overlapping [ta, tb], if any."""
+        for k, a, b in self.changes():
+            if a < tb + 1e-9 and b > ta - 1e-9:
+                return k
+        return None
+
+
+def estimate_sigma(tracks: Mapping[str, Track], default_mm: float = 0.3, floor_mm: float = 0.05) -> float:
+    """Position noise (mm, 1 sigma) from the frame-to-frame scatter of resting pieces."""
+    d2 = []
+    for tr in tracks.values():
+        _, xy, _ = tr.arrays()
+        if len(xy) < 3:
+            continue
+        step = np.hypot(*np.diff(xy, axis=0).T)
+        sec = np.diff(xy, 2, axis=0)
+        calm = (step[:-1] < 3.0) & (step[1:] < 3.0)
+        d2.extend(sec[calm].ravel().tolist())
+    if len(d2) < 8:
+        return default_mm
+    mad = float(np.median(np.abs(np.asarray(d2) - np.median(d2))))
+    return max(1.4826 * mad / math.sqrt(6.0), floor_mm)
+
+
+@dataclass
+class _Est:
+    t: float
+    sigma: float
+    how: str
+
+
+@dataclass
+class _Cand:
+    """A possible event between a piece and another piece (``other``) or a cushion (``side``)."""
+
+    piece: str
+    other: str | None
+    side: str | None
+    window: tuple[float, float]
+    change: dict[str, int] = field(default_factory=dict)  # piece -> change interval index
+    ests: dict[str, _Est] = field(default_factory=dict)
+    t0: float = 0.0
+
+    def members(self) -> tuple[str, ...]:
+        return (self.piece,) if self.other is None else (self.piece, self.other)
+
+
+class EventExtractor:
+    """Tracks of one shot -> timed events (contacts, cushions, pockets, off the board, pit)."""
+
+    def __init__(self, surface: Surface, sigma_mm: float | None = None, decel_mm_s2: float | None = None,
+                 t_err_floor_s: float = 1e-4, reach_tol_mm: float = 4.0, window_pad: float = 0.3,
+                 min_speed_mm_s: float = 30.0):
+        self.surface = surface
+        self.sigma_mm, self.decel_mm_s2 = sigma_mm, decel_mm_s2
+        self.t_err_floor_s, self.reach_tol_mm, self.window_pad = t_err_floor_s, reach_tol_mm, window_pad
+        self.min_speed_mm_s = min_speed_mm_s
+
+    # -- the one method ----------------------------------------------------------------------------
+    def extract(self, tracks: Mapping[str, Track]) -> list[Event]:
+        motions = self.motions(tracks)
+        self.last_motions = motions
+        cands = self._contact_candidates(motions) + self._cushion_candidates(motions)
+        events = self._resolve(cands, motions)
+        events += self._departures(motions)
+        return sorted(events, key=lambda e: (e.t_s, e.kind))
+
+    def motions(self, tracks: Mapping[str, Track]) -> dict[str, Motion]:
+        sigma = self.sigma_mm if self.sigma_mm is not None else estimate_sigma(tracks)
+        arrays = {p: tr.arrays()[:2] for p, tr in tracks.items() if tr.observed()}
+        decel = self.decel_mm_s2
+        if decel is None:
+            rough = [split_track(t, xy, sigma) for t, xy in arrays.values()]
+            decel = estimate_decel(rough, list(arrays.values()), sigma)
+        self.used_sigma_mm, self.used_decel_mm_s2 = sigma, decel
+        return {p: Motion(tracks[p], t, xy, split_track(t, xy, sigma, decel)) for p, (t, xy) in arrays.items()}
+
+    # -- candidates ----------------------------------------------------------------------------------
+    def _frame_dt(self, motions: Mapping[str, Motion]) -> float:
+        steps = [np.median(np.diff(m.t)) for m in motions.values() if len(m.t) > 1]
+        return float(np.median(steps)) if steps else 1 / 60
+
+    def _window(self, ta: float, tb: float, dt: float) -> tuple[float, float]:
+        return ta - self.window_pad * dt, tb + self.window_pad * dt
+
+    def _contact_candidates(self, motions: Mapping[str, Motion]) -> list[_Cand]:
+        dt = self._frame_dt(motions)
+        out: list[_Cand] = []
+        seen: set = set()
+        for pid, m in motions.items():
+            for k, ta, tb in m.changes():
+                for qid, q in motions.items():
+                    if qid == pid or q.t[0] > tb + dt or q.t[-1] < ta - dt and q.track.left is None:
+                        continue
+                    if q.t[-1] < ta - 2 * dt:
+                        continue
+                    kq = q.change_in(ta, tb)
+                    lo, hi = ta, tb
+                    if kq is not None:
+                        _, qa, qb = q.changes()[kq]
+                        lo, hi = min(lo, qa), max(hi, qb)
+                    key = (min(pid, qid), max(pid, qid), k if pid < qid else kq, kq if pid < qid else k)
+                    if key in seen:
+                        continue
+                    win = self._window(lo, hi, dt)
+                    reach = m.radius + q.radius
+                    if self._closest(m, q, win) > reach + self.reach_tol_mm + 6 * (self.used_sigma_mm or 0.3):
+                        continue
+                    seen.add(key)
+                    change = {pid: k}
+                    if kq is not None:
+                        change[qid] = kq
+                    out.append(_Cand(pid, qid, None, win, change))
+        return out
+
+    def _closest(self, m: Motion, q: Motion, win: tuple[float, float]) -> float:
+        ts = np.linspace(win[0], win[1], 24)
+        best = math.inf
+        for fm in {id(f): f for f in (m.fit_at(win[0]), m.fit_at(win[1]))}.values():
+            for fq in {id(f): f for f in (q.fit_at(win[0]), q.fit_at(win[1]))}.values():
+                best = min(best, float(np.min(np.hypot(*(fm.pos(ts) - fq.pos(ts)).T))))
+        return best
+
+    def _cushion_candidates(self, motions: Mapping[str, Motion]) -> list[_Cand]:
+        if not self.surface.walls:
+            return []
+        dt = self._frame_dt(motions)
+        out = []
+        for pid, m in motions.items():
+            lines = self.surface.cushion_lines(m.radius)
+            for k, ta, tb in m.changes():
+                before, after = m.fits[k], m.fits[k + 1]
+                win = self._window(ta, tb, dt)
+                for side, (axis, c) in lines.items():
+                    toward = 1.0 if c > 0 else -1.0
+                    if before.vel(ta)[axis] * toward <= self.min_speed_mm_s or \
+                            before.vel(before.t_first)[axis] * toward <= self.min_speed_mm_s or \
+                            after.vel(tb)[axis] * toward > 0:
+                        continue  # must come in towards the cushion (all along) and go out away from it
+                    near = min(abs(before.pos(win[1])[axis] - c), abs(after.pos(win[0])[axis] - c),
+                               abs(m.xy[before.i1 - 1][axis] - c), abs(m.xy[after.i0][axis] - c))
+                    crossed = (before.pos(win[1])[axis] - c) * toward >= 0
+                    if near <= self.reach_tol_mm + 20.0 or crossed:
+                        out.append(_Cand(pid, None, side, win, {pid: k}))
+        return out
+
+    # -- timing -----------------------------------------------------------------------------------------
+    def _resolve(self, cands: list[_Cand], motions: Mapping[str, Motion]) -> list[Event]:
+        for c in cands:
+            self._estimates(c, motions)
+        alive = [c for c in cands if c.ests and (c.other is None or "approach" in c.ests or "departure" in c.ests)]
+        for c in alive:
+            first = c.ests.get("approach") or c.ests.get("departure")
+            c.t0 = first.t if first else min(e.t for e in c.ests.values())
+        valid: dict[int, dict[str, _Est]] = {}
+        for _ in range(4):
+            valid = self._validity(alive)
+            strong = [c for c in alive if c.other is None and valid[id(c)]
+                      or c.other is not None and ("approach" in valid[id(c)] or "departure" in valid[id(c)])]
+            strong = self._drop_bystanders(strong, motions)
+            covered = {(p, c.change.get(p)) for c in strong for p in c.members()}
+            weak = [c for c in alive if c not in strong and c.other is not None and self._touching(c, motions)
+                    and any(f"kink:{p}" in c.ests and (p, c.change.get(p)) not in covered for p in c.members())]
+            kept = strong + weak
+            if len(kept) == len(alive):
+                break
+            alive = kept
+        events = []
+        for c in alive:
+            ev = self._combine(c, valid[id(c)], motions)
+            if ev is not None:
+                events.append(ev)
+        return events
+
+    def _touching(self, c: _Cand, motions: Mapping[str, Motion]) -> bool:
+        """A contact read from velocity changes alone needs the two discs within reach at that instant
+        (either piece on its incoming or its outgoing stretch): a third piece struck in the same frame
+        interval is not evidence that these two touched."""
+        kinks = [e.t for k, e in c.ests.items() if k.startswith("kink:")]
+        if not kinks:
+            return False
+        t = float(np.mean(kinks))
+        m, q = motions[c.piece], motions[c.other]
+        reach = m.radius + q.radius
+
+        def fits(mo, p):
+            k = c.change.get(p)
+            return (mo.fits[k], mo.fits[k + 1]) if k is not None else (mo.fit_at(t),)
+        best = min((float(np.hypot(*(f.pos(t) - g.pos(t)))) - reach, f.pos_var(t) + g.pos_var(t))
+                   for f in fits(m, c.piece) for g in fits(q, c.other))
+        return best[0] <= self.reach_tol_mm + 3.0 * math.sqrt(best[1])
+
+    @staticmethod
+    def _validity(cands: list[_Cand]) -> dict[int, dict[str, _Est]]:
+        """Which estimates of each candidate hold, given the other events of its pieces in the same interval."""
+        groups: dict[tuple[str, int], list[_Cand]] = {}
+        for c in cands:
+            for p, k in c.change.items():
+                groups.setdefault((p, k), []).append(c)
+        for g in groups.values():
+            g.sort(key=lambda c: c.t0)
+        out = {}
+        for c in cands:
+            valid = dict(c.ests)
+            for p in c.members():
+                k = c.change.get(p)
+                g = groups.get((p, k), [c]) if k is not None else [c]
+                if len(g) > 1:
+                    valid.pop(f"kink:{p}", None)
+                    if g[0] is not c:
+                        valid.pop("approach", None)
+                    if g[-1] is not c:
+                        valid.pop("departure", None)
+            out[id(c)] = valid
+        return out
+
+    @staticmethod
+    def _drop_bystanders(cands: list[_Cand], motions: Mapping[str, Motion]) -> list[_Cand]:
+        """Two resting pieces struck in the same frame interval by a third look as if they touched
+        each other (their outgoing lines, run backwards, converge). A contact between two pieces that were
+        both resting is kept only if one of them has no other contact to explain its start (a chain)."""
+        def resting(p, c):
+            k = c.change.get(p)
+            f = motions[p].fits[k] if k is not None else motions[p].fit_at(c.window[0])
+            return f.rest
+
+        def explained(p, c):
+            return any(o is not c and o.other is not None and p in o.members() and o.change.get(p) == c.change.get(p)
+                       and not (resting(o.piece, o) and resting(o.other, o)) for o in cands)
+
+        return [c for c in cands if c.other is None or not (resting(c.piece, c) and resting(c.other, c))
+                or not (explained(c.piece, c) and explained(c.other, c))]
+
+    def _estimates(self, c: _Cand, motions: Mapping[str, Motion]) -> None:
+        m = motions[c.piece]
+        lo, hi = c.window
+        k = c.change[c.piece]
+        bm, am = m.fits[k], m.fits[k + 1]
+        if c.other is not None:
+            q = motions[c.other]
+            kq = c.change.get(c.other)
+            bq, aq = (q.fits[kq], q.fits[kq + 1]) if kq is not None else (q.fit_at(lo), q.fit_at(hi))
+            reach = m.radius + q.radius
+            dist = lambda f, g: (lambda t: float(np.hypot(*(f.pos(t) - g.pos(t)))) - reach)  # noqa: E731
+            t = _root(dist(bm, bq), lo, hi, first=True, sign=-1)
+            if t is not None:
+                c.ests["approach"] = _Est(t, _pair_sigma(bm, bq, t), "approach")
+            t = _root(dist(am, aq), lo, hi, first=False, sign=+1)
+            if t is not None:
+                c.ests["departure"] = _Est(t, _pair_sigma(am, aq, t), "departure")
+            if kq is not None:
+                e = _kink(bq, aq, lo, hi)
+                if e is not None:
+                    c.ests[f"kink:{c.other}"] = e
+        else:
+            axis, line = self.surface.cushion_lines(m.radius)[c.side]
+            t = _root(lambda t: float(bm.pos(t)[axis]) - line, lo, hi, first=True, sign=0)
+            if t is not None:
+                c.ests["approach"] = _Est(t, _line_sigma(bm, axis, t), "approach")
+            t = _root(lambda t: float(am.pos(t)[axis]) - line, lo, hi, first=False, sign=0)
+            if t is not None:
+                c.ests["departure"] = _Est(t, _line_sigma(am, axis, t), "departure")
+        e = _kink(bm, am, lo, hi)
+        if e is not None:
+            c.ests[f"kink:{c.piece}"] = e
+        self._causal(c, motions)
+
+    @staticmethod
+    def _causal(c: _Cand, motions: Mapping[str, Motion]) -> None:
+        """An outgoing line means nothing before the piece set off, an incoming one nothing after it
+        stopped: drop roots that fall outside the span their stretches describe."""
+        for p in c.members():
+            k = c.change.get(p)
+            kink = c.ests.get(f"kink:{p}")
+            if k is None or kink is None:
+                continue
+            m = motions[p]
+            slack = 3.0 * kink.sigma + 2e-4
+            dep, app = c.ests.get("departure"), c.ests.get("approach")
+            if dep is not None and m.fits[k].rest and dep.t < kink.t - slack:
+                del c.ests["departure"]
+            if app is not None and m.fits[k + 1].rest and app.t > kink.t + slack:
+                del c.ests["approach"]
+
+    def _combine(self, c: _Cand, valid: dict[str, _Est], motions) -> Event | None:
+        lo, hi = c.window
+        if c.other is not None and "approach" not in valid and "departure" not in valid and \
+                f"kink:{c.other}" not in c.ests:
+            return None  # the geometry never brings them together and the other piece did not react
+        if valid:
+            ts = np.array([e.t for e in valid.values()])
+            ss = np.array([max(e.sigma, 1e-6) for e in valid.values()])
+            w = 1.0 / ss ** 2
+            t = float(np.sum(w * ts) / np.sum(w))
+            err = float(math.sqrt(1.0 / np.sum(w)))
+            if len(ts) > 1:
+                chi2 = float(np.sum(w * (ts - t) ** 2)) / (len(ts) - 1)
+                if chi2 > 1.0:
+                    err *= math.sqrt(chi2)
+            confidence = 1.0 if len(ts) > 1 else 0.9
+        else:
+            guesses = [e.t for e in c.ests.values()]
+            t = float(np.clip(np.mean(guesses), lo, hi))
+            err = (hi - lo) / math.sqrt(12.0)
+            confidence = 0.5
+        err = math.sqrt(err ** 2 + self.t_err_floor_s ** 2)
+        evidence = tuple(int(x) for p in c.members() for x in _frames_near(motions[p], t))
+        how = ",".join(sorted(valid)) or "fallback"
+        if c.other is not None:
+            a, b = sorted((c.piece, c.other), key=_order_key)
+            return Event("contact", t, err, confidence, a=a, b=b, evidence=evidence, note=how)
+        return Event("cushion", t, err, confidence, piece=c.piece, side=c.side, evidence=evidence, note=how)
+
+    # -- leaving the surface -----------------------------------------------------------------------------
+    def _departures(self, motions: Mapping[str, Motion]) -> list[Event]:
+        dt = self._frame_dt(motions)
+        out = []
+        for pid, m in motions.items():
+            tr = m.track
+            if tr.left not in ("pocket", "off", "pit"):
+                continue
+            if tr.left == "pocket":
+                where = tr.left_where or min(self.surface.pockets, key=lambda n: math.dist(self.surface.pockets[n], m.xy[-1]))
+                c = np.asarray(self.surface.pockets[where], float)
+                crossing = lambda f: (lambda t: float(np.hypot(*(f.pos(t) - c))) - self.surface.pocket_radius_mm)  # noqa
+                sign = -1
+            elif tr.left == "pit":
+                crossing = lambda f: (lambda t: float(np.hypot(*f.pos(t))) - self.surface.pit_radius_mm)  # noqa
+                sign = -1
+            else:
+                axis, line = self.surface.cushion_lines(m.radius)[tr.left_where]
+                crossing = lambda f, axis=axis, line=line: (lambda t: (float(f.pos(t)[axis]) - line) * (1 if line > 0 else -1))  # noqa
+                sign = +1
+            t_hit, sig = None, dt / 2
+            for f in m.fits:
+                lo, hi = f.t_first - dt, f.t_last + dt
+                t = _root(crossing(f), lo, hi, first=True, sign=sign if tr.left != "off" else 0)
+                if t is not None:
+                    t_hit = t
+                    sig = max(_speed_sigma(f, t), 1e-5)
+                    break
+            if t_hit is None:
+                t_hit, sig = (tr.left_t_s or float(m.t[-1])) + dt / 2, dt / 2
+            kind = tr.left
+            ev = Event(kind, t_hit, math.sqrt(sig ** 2 + self.t_err_floor_s ** 2), 1.0, piece=pid,
+                       side=tr.left_where if kind == "off" else None,
+                       pocket=tr.left_where if kind == "pocket" else None,
+                       evidence=tuple(int(x) for x in m.track.arrays()[2][-3:]))
+            out.append(ev)
+        return out
+
+
+def _order_key(p: str):
+    return (0, 0) if p == "bat" else (1, p[0], int(p[1:]) if p[1:].isdigit() else 0)
+
+
+def _frames_near(m: Motion, t: float) -> list[int]:
+    _, _, fr = m.track.arrays()
+    idx = np.searchsorted(m.t, t)
+    return [int(fr[i]) for i in (idx - 1, idx) if 0 <= i < len(fr)]
+
+
+def _root(fn: Callable[[float], float], lo: float, hi: float, first: bool, sign: int, n: int = 40) -> float | None:
+    """First (or last) zero of ``fn`` in [lo, hi]; ``sign`` -1 keeps only downward crossings, +1 upward."""
+    ts = np.linspace(lo, hi, n)
+    vs = np.array([fn(t) for t in ts])
+    idx = np.flatnonzero(np.sign(vs[:-1]) * np.sign(vs[1:]) <= 0)
+    if sign:
+        idx = [i for i in idx if (vs[i + 1] - vs[i]) * sign > 0]
+    if len(idx) == 0:
+        return None
+    i = idx[0] if first else idx[-1]
+    if vs[i] == 0:
+        return float(ts[i])
+    if vs[i + 1] == 0:
+        return float(ts[i + 1])
+    return float(brentq(fn, ts[i], ts[i + 1], xtol=1e-9))
+
+
+def _pair_sigma(f: Fit, g: Fit, t: float) -> float:
+    d = f.pos(t) - g.pos(t)
+    rel = f.vel(t) - g.vel(t)
+    dist = float(np.hypot(*d))
+    closing = abs(float(d @ rel)) / max(dist, 1e-9)
+    var = f.pos_var(t) + g.pos_var(t)
+    return math.sqrt(var) / max(closing, 1.0)
+
+
+def _line_sigma(f: Fit, axis: int, t: float) -> float:
+    return math.sqrt(f.pos_var(t)) / max(abs(float(f.vel(t)[axis])), 1.0)
+
+
+def _speed_sigma(f: Fit, t: float) -> float:
+    return math.sqrt(f.pos_var(t)) / max(float(np.hypot(*f.vel(t))), 1.0)
+
+
+def _kink(before: Fit, after: Fit, lo: float, hi: float) -> _Est | None:
+    """The instant the incoming and outgoing stretches of one piece meet."""
+    def g(t):
+        return float((before.pos(t) - after.pos(t)) @ (before.vel(t) - after.vel(t)))
+    t = _root(g, lo, hi, first=True, sign=+1)
+    if t is None:
+        return None
+    gap = float(np.hypot(*(before.pos(t) - after.pos(t))))
+    var = before.pos_var(t) + after.pos_var(t)
+    if gap > 4.0 * math.sqrt(var) + 1.0:
+        return None  # the two stretches do not meet: more happened here than one event
+    dv = float(np.hypot(*(before.vel(t) - after.vel(t))))
+    return _Est(t, math.sqrt(var) / max(dv, 1.0), "kink")

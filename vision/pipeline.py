@@ -1,0 +1,102 @@
+"""Frames in, shot records out: detector -> tracker -> segmenter -> events -> record.
+
+Each stage is a value with settings and one method; the pipeline only passes ``Detections`` along and
+keeps the tracker's history short while nothing moves.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from rules.record import piece_ids
+
+from .board import Surface
+from .segmenter import ShotSegmenter
+from .shot import ShotAssembler
+from .tracker import Tracker
+from .types import Detections
+
+__all__ = ["Pipeline"]
+
+
+class Pipeline:
+    def __init__(self, profile, detector=None, tracker: Tracker | None = None, segmenter: ShotSegmenter | None = None,
+                 assembler: ShotAssembler | None = None, preroll_s: float = 0.5, calibration_rms_mm: float = 0.5):
+        self.profile = profile
+        self.surface = Surface.from_profile(profile)
+        self.detector = detector
+        self.tracker = tracker or Tracker(self.surface)
+        self.segmenter = segmenter or ShotSegmenter(profile.game, surface=self.surface)
+        self.assembler = assembler or ShotAssembler(profile, calibration_rms_mm=calibration_rms_mm)
+        self.preroll_s = preroll_s
+        self.records: list[dict] = []
+        self.player: str | None = None
+        self._pending = None
+        self.last_named: Detections | None = None
+
+    def start(self, layout: Mapping[str, tuple[float, float]], frame: int = 0, t_s: float = 0.0,
+              spares: Iterable[str] | None = None) -> None:
+        """The pieces on the surface now, by id (from the game state); ``spares`` may appear later
+        (default: every other piece of the game)."""
+        if spares is None:
+            spares = sorted(piece_ids(self.profile.game) - set(layout), key=_id_key)
+        self.tracker.start(layout, frame, t_s, spares)
+        self.segmenter.seed(layout)
+
+    def feed_image(self, image, frame: int, t_s: float) -> dict | None:
+        return self.feed(self.detector.detect(image, frame, t_s))
+
+    def off_view(self, positions: Mapping[str, tuple[float, float]], spares: Iterable[str] | None = None) -> None:
+        """Pieces the game state has on the surface outside the camera's view (Cvrnkaná), by id: one
+        that rolls into view keeps its id, and its known place is its place before the shot. ``spares``:
+        the ids that may still come into play (marbles behind the start lines), in order of preference."""
+        self.tracker.off_view(positions, spares)
+        self.assembler.off_view = dict(positions)
+
+    def expect(self, placements: Mapping[str, tuple[float, float]]) -> None:
+        """Pieces the rules are about to have put down by hand (a ruling's returns and penalty pawns):
+        ``{piece: (x_mm, y_mm)}``; they keep their ids when they appear there."""
+        self.tracker.expect(placements)
+
+    def feed(self, dets: Detections) -> dict | None:
+        named = self.tracker.update(dets)
+        self.last_named = named
+        window = self.segmenter.update(named) or self._pending
+        self._pending = None
+        if window is not None and self.tracker.missing():
+            self._pending = window  # a piece just vanished: wait until the tracker says where it went
+            return None
+        if self.segmenter.state == "idle" and window is None:
+            self.tracker.trim_history(dets.t_s - self.preroll_s)
+        if window is None:
+            return None
+        tracks = self.tracker.tracks
+        rec = self.assembler.assemble(window, tracks, self.player)
+        self.records.append(rec)
+        self.tracker.end_shot(dets.t_s - self.segmenter.still_s)
+        return rec
+
+
+    def engine(self, record: Mapping | None = None):
+        """The rule engine for this game, told how well the record's positions are known: a Novuss
+        zone call on the bat closer than ``meta.position_tolerance_mm`` is flagged for the referee."""
+        from rules import engine_for
+
+        options = {}
+        if self.profile.game == "novuss":
+            meta = (record or {}).get("meta") or {}
+            options["position_tolerance_mm"] = float(meta.get("position_tolerance_mm",
+                                                              2.0 * self.assembler.calibration_rms_mm))
+        return engine_for(self.profile.game, self.profile.geometry, **options)
+
+    def finish(self, t_s: float | None = None) -> dict | None:
+        """The stream ended: a shot still in progress is read as it stands (marked timed out)."""
+        window = self.segmenter.flush(t_s)
+        if window is None:
+            return None
+        rec = self.assembler.assemble(window, self.tracker.tracks, self.player)
+        self.records.append(rec)
+        return rec
+
+
+def _id_key(p: str):
+    return (0, "", 0) if p == "bat" else (1, p[0], int(p[1:]))

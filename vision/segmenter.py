@@ -1,0 +1,197 @@
+"""Shot segmentation: idle -> the striker starts moving -> everything has stopped -> one shot.
+
+Novuss: a shot starts when the bat moves away from its resting place with no hand on it (a hand placing
+the bat, or putting a pawn back, is not a shot). Cvrnkaná: any marble that moves starts a flick, hand or
+not (rule 7d: any touch of a marble counts), and so does a marble appearing from outside the view (an
+opening flick from the start line). A shot ends once no piece has moved more than ``still_mm`` for
+``still_s`` and no hand or cue is over a piece.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Mapping
+
+from .board import Surface
+from .types import Detections
+
+__all__ = ["ShotSegmenter", "ShotWindow"]
+
+
+@dataclass(frozen=True)
+class ShotWindow:
+    """One shot's span: from the last idle frame before motion to the frame everything was still again."""
+
+    t0_s: float
+    t1_s: float
+    frame0: int
+    frame1: int
+    before: Mapping[str, tuple[float, float]]  # resting positions at the start (mean of the idle frames)
+    after: Mapping[str, tuple[float, float]]  # resting positions at the end
+    starter: str  # the piece whose motion started the shot
+    timed_out: bool = False
+
+
+class ShotSegmenter:
+    """Feed it every tracked frame (named detections); it returns a ShotWindow when a shot has ended."""
+
+    def __init__(self, game: str, move_mm: float = 4.0, still_mm: float = 1.5, still_s: float = 0.3,
+                 hand_margin_mm: float = 30.0, max_shot_s: float = 30.0, rest_frames: int = 8,
+                 surface: Surface | None = None, entry_frames: int = 4, edge_mm: float = 40.0):
+        self.game = game
+        self.surface = surface
+        self.entry_frames, self.edge_mm = entry_frames, edge_mm
+        self.move_mm, self.still_mm, self.still_s = move_mm, still_mm, still_s
+        self.hand_margin_mm, self.max_shot_s, self.rest_frames = hand_margin_mm, max_shot_s, rest_frames
+        self.state = "idle"
+        self._rest: dict[str, tuple[float, float]] = {}
+        self._recent: dict[str, deque] = {}
+        self._hist: deque = deque()
+        self._start: tuple[float, int, dict, str] | None = None
+        self._last_frame: tuple[float, int] | None = None
+        self._settled: set[str] = set()  # pieces seen resting since they appeared: only they can start a shot
+        self._fresh: dict[str, tuple[float, tuple[float, float]]] = {}  # first sighting of a new piece
+
+    def seed(self, positions: Mapping[str, tuple[float, float]]) -> None:
+        """Resting positions known from the game state (before the first frame)."""
+        self._rest = {p: (float(x), float(y)) for p, (x, y) in positions.items()}
+        self._settled = set(self._rest)
+
+    def update(self, dets: Detections) -> ShotWindow | None:
+        seen = {d.piece: d for d in dets.pieces() if d.piece}
+        now = (dets.t_s, dets.frame)
+        self._hist.append((dets.t_s, {p: d.centre_mm for p, d in seen.items()}, dets if dets.occluders() else None))
+        while self._hist and self._hist[0][0] < dets.t_s - max(self.still_s, 0.05) - 1e-9:
+            self._hist.popleft()
+        for p, d in seen.items():
+            self._recent.setdefault(p, deque(maxlen=self.rest_frames)).append(d.centre_mm)
+        out = None
+        if self.state == "idle":
+            for p, q in self._recent.items():
+                if p in seen and len(q) >= self.rest_frames // 2 and _spread(q) <= self.still_mm:
+                    self._settled.add(p)
+            starter = self._starter(seen, dets, new=self._entered(seen))
+            if starter is not None:
+                t_prev, f_prev = self._last_frame or now
+                self._start = (t_prev, f_prev, dict(self._rest), starter)
+                self.state = "moving"
+            else:
+                for p, q in self._recent.items():
+                    if p in seen and q and (len(q) >= 2 or p not in self._rest):
+                        self._rest[p] = _mean(q)
+        elif self.state == "moving":
+            t0 = self._start[0]
+            still = self._still(seen, dets)
+            if still or dets.t_s - t0 > self.max_shot_s:
+                t_s0, f0, before, starter = self._start
+                after = self._resting(seen) if still else {p: d.centre_mm for p, d in seen.items()}
+                for p, xy in after.items():
+                    self._recent[p] = deque([xy], maxlen=self.rest_frames)
+                self._settled = set(after) if still else set()
+                self._fresh.clear()
+                out = ShotWindow(t_s0, dets.t_s, f0, dets.frame, before, after, starter, timed_out=not still)
+                self._rest = dict(after)
+                self.state = "idle"
+        self._last_frame = now
+        return out
+
+    def flush(self, t_s: float | None = None) -> ShotWindow | None:
+        """End a shot in progress now (the stream stopped)."""
+        if self.state != "moving" or self._last_frame is None:
+            return None
+        t_s0, f0, before, starter = self._start
+        t1, f1 = self._last_frame
+        after = {p: _mean(q) for p, q in self._recent.items() if q}
+        self.state = "idle"
+        return ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True)
+
+    def _hand_on(self, dets: Detections, xy) -> str | None:
+        return dets.occluded(xy, self.hand_margin_mm)
+
+    def _hand_near(self, points) -> bool:
+        """A hand over any of ``points`` in the recent frames: whatever moved there was moved by hand."""
+        return any(occ is not None and any(occ.occluded(xy, self.hand_margin_mm) == "hand" for xy in points)
+                   for _, _, occ in self._hist)
+
+    def _entered(self, seen) -> list[str]:
+        """Pieces that rolled into the camera's view from outside it (Cvrnkaná: an opening flick from
+        the start line). A piece that appears inside the view (put down by a hand, lifted out of the
+        pit) is not one: its first two sightings, run back over the frames the tracker needed to name
+        it, must reach the edge of the view."""
+        out = []
+        now = self._hist[-1][0]
+        for p, d in seen.items():
+            if p in self._rest and p not in self._fresh:
+                continue
+            if p not in self._fresh:
+                self._fresh[p] = (now, d.centre_mm)
+                continue
+            t1, xy1 = self._fresh.pop(p)
+            if self.surface is None or now <= t1:
+                out.append(p)
+                continue
+            v = ((d.centre_mm[0] - xy1[0]) / (now - t1), (d.centre_mm[1] - xy1[1]) / (now - t1))
+            back = self.entry_frames * (now - t1)
+            start = (xy1[0] - v[0] * back, xy1[1] - v[1] * back)
+            if self.surface.outside_side(start, -self.edge_mm) is not None:
+                out.append(p)
+        return out
+
+    def _starter(self, seen, dets: Detections, new: list[str]) -> str | None:
+        moved = []
+        for p, d in seen.items():
+            rest = self._rest.get(p)
+            if rest is None or p not in self._settled:
+                continue
+            shift = math.dist(rest, d.centre_mm)
+            if shift > self.move_mm:
+                moved.append((shift, p, d))
+        for shift, p, d in sorted(moved, reverse=True):
+            if self.game == "cvrnkana":
+                return p
+            if p == "bat" and not self._hand_near((d.centre_mm, self._rest[p])):
+                return p
+        if self.game == "cvrnkana" and new:
+            return sorted(new)[0]
+        if self.game == "novuss":
+            # a piece moved by hand: its new place is its rest
+            for _, p, d in moved:
+                if self._hand_on(dets, d.centre_mm) == "hand" or self._hand_on(dets, self._rest[p]) == "hand":
+                    self._recent[p].clear()
+                    self._recent[p].append(d.centre_mm)
+                    self._rest[p] = d.centre_mm
+        return None
+
+    def _still(self, seen, dets: Detections) -> bool:
+        """Every piece in view stayed within ``still_mm`` of where it is now for the last ``still_s``
+        (a piece under a hand is not in view: a player reaching for the bat does not hold the shot open).
+
+        Every frame of the window counts, not only its first: a piece that bounced off a cushion and
+        came back to the same spot within the window is still moving."""
+        if not self._hist or self._hist[-1][0] - self._hist[0][0] < self.still_s - 1e-6:
+            return False
+        for p, d in seen.items():
+            xy = d.centre_mm
+            if any(p in pos and math.dist(pos[p], xy) > self.still_mm for _, pos, _ in self._hist):
+                return False
+        return True
+
+    def _resting(self, seen) -> dict[str, tuple[float, float]]:
+        """Resting places at the end of a shot: the mean over the still window (all within ``still_mm``)."""
+        out = {}
+        for p in seen:
+            pts = [pos[p] for _, pos, _ in self._hist if p in pos]
+            out[p] = _mean(pts)
+        return out
+
+
+def _spread(q) -> float:
+    m = _mean(q)
+    return max(math.dist(m, xy) for xy in q)
+
+
+def _mean(q) -> tuple[float, float]:
+    xs = [x for x, _ in q]
+    ys = [y for _, y in q]
+    return (sum(xs) / len(xs), sum(ys) / len(ys))

@@ -1,0 +1,141 @@
+"""Shot records from tracks: the documented schema (``rules.record``), ready for the rule engine.
+
+``ShotAssembler.assemble`` turns one shot's tracks into a record: resting positions before and after
+(means over the resting frames, so each is good to a fraction of the detection noise), the events from
+``vision.events`` and, for what no contact explains, the events the rules ask for: in Cvrnkaná a marble
+that set off without being hit was touched (rule 7d), in Novuss a pawn that did is an outside
+interference (``external``). The record is validated with ``rules.record.parse_record`` before it leaves.
+"""
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+
+from rules.record import parse_record
+
+from .board import Surface
+from .events import EventExtractor, Motion
+from .segmenter import ShotWindow
+from .types import Event, Track
+
+__all__ = ["ShotAssembler"]
+
+
+class ShotAssembler:
+    def __init__(self, profile, extractor: EventExtractor | None = None, explain_s: float = 0.004,
+                 calibration_rms_mm: float = 0.5):
+        self.profile = profile
+        self.game = profile.game
+        self.surface = Surface.from_profile(profile)
+        self.extractor = extractor or EventExtractor(self.surface)
+        self.explain_s = explain_s
+        self.calibration_rms_mm = calibration_rms_mm
+        self.off_view: dict[str, tuple[float, float]] = {}  # known places outside the camera's view
+
+    def assemble(self, window: ShotWindow, tracks: Mapping[str, Track], player: str | None = None) -> dict:
+        tracks = {p: tr for p, tr in tracks.items() if tr.observed()}
+        events = self.extractor.extract(tracks)
+        motions = self.extractor.last_motions
+        launches = self._launches(motions)
+        t0 = launches.get(window.starter, (window.t0_s, 0.0))[0]
+        t0 = min(t0, window.t0_s + 1.0) if window.starter in launches else window.t0_s
+        events += self._unexplained(launches, events, window, motions)
+        events = sorted((e for e in events if e.t_s >= t0 - 0.05), key=lambda e: e.t_s)
+        t0 = min([t0] + [e.t_s for e in events])
+        t1 = max([window.t1_s] + [e.t_s for e in events])
+        gone = {e.piece for e in events if e.kind in ("pocket", "off", "pit")}
+        entered = {e.piece for e in events if e.note == "entered the view"}
+        before = {}
+        after = {}
+        for p, m in motions.items():
+            first, last = m.fits[0], m.fits[-1]
+            if p in entered:
+                if p in self.off_view:  # it lay outside the view: the game state knows where
+                    before[p] = tuple(float(v) for v in self.off_view[p])
+            elif first.t_first <= t0 + 1e-9 and first.rest:
+                before[p] = tuple(float(v) for v in first.p)
+            elif first.t_first <= t0 + 1e-9:
+                before[p] = tuple(float(v) for v in m.xy[0])
+            if p not in gone and m.track.left is None:
+                after[p] = tuple(float(v) for v in (last.p if last.rest else m.xy[-1]))
+        sigma_after = {p: math.sqrt(m.fits[-1].pos_var(m.fits[-1].t_ref) + self.calibration_rms_mm ** 2)
+                       for p, m in motions.items() if p in after}
+        rec = {
+            "game": self.game, "t0": round(t0, 6), "t1": round(t1, 6),
+            "before": {p: [round(x, 2), round(y, 2)] for p, (x, y) in sorted(before.items())},
+            "after": {p: [round(x, 2), round(y, 2)] for p, (x, y) in sorted(after.items())},
+            "events": [e.to_record() for e in events],
+            "meta": {"source": "vision", "frames": [window.frame0, window.frame1],
+                     "sigma_mm": round(self.extractor.used_sigma_mm, 3),
+                     "event_notes": [e.note for e in events],
+                     # 1-sigma error of each resting place after the shot (fit + calibration), and the
+                     # margin within which a call on a position is a close call (2 sigma of the worst)
+                     "position_sigma_mm": {p: round(v, 3) for p, v in sorted(sigma_after.items())},
+                     "position_tolerance_mm": round(2.0 * max(sigma_after.values(), default=self.calibration_rms_mm), 3)},
+        }
+        if player:
+            rec["player"] = player
+        for e in rec["events"]:
+            e["t"] = min(max(e["t"], rec["t0"]), rec["t1"])
+        parse_record(rec, "vision shot", self.game)
+        return rec
+
+    @staticmethod
+    def _launches(motions: Mapping[str, Motion]) -> dict[str, tuple[float, float]]:
+        """Pieces that were resting and set off: (instant, 1-sigma) where the outgoing line leaves the rest."""
+        out = {}
+        for p, m in motions.items():
+            if len(m.fits) < 2 or not m.fits[0].rest:
+                continue
+            rest, go = m.fits[0], m.fits[1]
+            d = go.pos(np.array([rest.t_last, go.t_first])) - rest.p
+            # solve |go.pos(t) - rest.p| minimal along the outgoing direction
+            ts = np.linspace(rest.t_last, go.t_first, 50)
+            gaps = np.hypot(*(go.pos(ts) - rest.p).T)
+            t = float(ts[int(np.argmin(gaps))])
+            speed = max(float(np.hypot(*go.vel(t))), 1.0)
+            out[p] = (t, math.sqrt(go.pos_var(t) + rest.pos_var(t)) / speed + 1e-4)
+            del d
+        return out
+
+    @staticmethod
+    def _neighbour(p: str, t: float, motions, tol_mm: float = 3.0) -> str | None:
+        """The nearest piece touching ``p``'s resting place at ``t`` (a chain push), if any."""
+        m = motions[p]
+        here = m.fits[0].p
+        best = None
+        for q, mq in motions.items():
+            if q == p or mq.t[0] > t or mq.t[-1] < t - 0.1:
+                continue
+            gap = float(np.hypot(*(mq.fit_at(t).pos(t) - here))) - m.radius - mq.radius
+            if gap <= tol_mm and (best is None or gap < best[0]):
+                best = (gap, q)
+        return best[1] if best else None
+
+    def _unexplained(self, launches, events: list[Event], window: ShotWindow, motions) -> list[Event]:
+        out = []
+        for p, (t, err) in launches.items():
+            if p == window.starter and self.game == "novuss":
+                continue
+            cause = [e for e in events if p in e.pieces() and abs(e.t_s - t) <= self.explain_s + 3 * err]
+            if cause:
+                continue
+            mate = self._neighbour(p, t, motions)
+            if mate is not None and (self.game == "novuss" or mate in launches or not motions[mate].fits[0].rest):
+                # set off inside a cluster: pushed by a neighbour within the frame interval; order unknown
+                a, b = sorted((p, mate))
+                dt = float(np.median(np.diff(motions[p].t))) if len(motions[p].t) > 1 else 1 / 60
+                out.append(Event("contact", t, max(err, dt / 4), 0.5, a=a, b=b, note="cluster launch"))
+            elif self.game == "cvrnkana":
+                out.append(Event("touch", t, err, 0.9, piece=p, note="launch without contact"))
+            elif p != "bat":
+                out.append(Event("external", t, err, 0.7, piece=p, effect="moved", note="launch without contact"))
+        if self.game == "cvrnkana":
+            for p, m in motions.items():
+                if p in launches or m.fits[0].rest:
+                    continue
+                # rolled into view mid-shot: an opening flick from the start line
+                out.append(Event("touch", window.t0_s, 0.0, 0.8, piece=p, note="entered the view"))
+        return out

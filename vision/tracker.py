@@ -1,0 +1,408 @@
+"""Tracking with identity: detections in board mm -> named pieces, frame after frame.
+
+norfair-style: a small core with a pluggable ``distance`` and ``motion`` model; new tracks need
+``hit_min`` consecutive detections to be believed and a track needs ``miss_max`` missed frames (in the
+open, not under a hand or the cue) to end. Identities come from the known layout at the start of a
+shot (``A3`` stays ``A3``), so the tracker never invents names for pieces it was told about.
+
+Matching is a global assignment (Hungarian) on distance to the predicted position, restricted to the
+same kind and owner. Pieces of the same kind and owner can still trade places in a head-on collision
+(the struck piece leaves from where the striker would have been): every pair of such assignments is
+also scored by whether the straight paths between frames would carry one disc through the other, and the
+physically possible pairing wins.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from .board import Surface
+from .types import Detection, Detections, Track, TrackState, VisionError
+
+__all__ = ["Tracker", "ConstantVelocity", "euclidean", "piece_kind"]
+
+_BIG = 1e9
+
+
+def piece_kind(game: str, piece: str) -> tuple[str, str | None]:
+    """(kind, owner) of a piece id: Novuss ``bat`` / ``A3`` pawns, Cvrnkaná ``B12`` marbles."""
+    if piece == "bat":
+        return "bat", None
+    if piece[:1] not in ("A", "B") or not piece[1:].isdigit():
+        raise VisionError(f"unknown piece id {piece!r}")
+    return ("pawn" if game == "novuss" else "marble"), piece[0]
+
+
+class ConstantVelocity:
+    """Alpha-beta filter on a constant-velocity model, reset on a manoeuvre.
+
+    Collisions change velocity within one frame; when the innovation exceeds ``reset_mm`` the velocity
+    is re-read from the last two positions instead of being blended, so the next prediction is not a
+    frame late.
+    """
+
+    def __init__(self, alpha: float = 1.0, beta: float = 0.5, reset_mm: float = 4.0):
+        self.alpha, self.beta, self.reset_mm = alpha, beta, reset_mm
+
+    def predict(self, pos: np.ndarray, vel: np.ndarray, dt_s: float) -> np.ndarray:
+        return pos + vel * dt_s
+
+    def update(self, pos: np.ndarray, vel: np.ndarray, z: np.ndarray, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
+        if dt_s <= 0:
+            return z.copy(), vel
+        pred = self.predict(pos, vel, dt_s)
+        innov = z - pred
+        if float(np.hypot(*innov)) > self.reset_mm:
+            return z.copy(), (z - pos) / dt_s
+        return pred + self.alpha * innov, vel + self.beta * innov / dt_s
+
+
+def euclidean(predicted_mm: np.ndarray, det: Detection) -> float:
+    return math.dist(predicted_mm, det.centre_mm)
+
+
+@dataclass
+class _Live:
+    """Mutable per-track bookkeeping inside the tracker (never handed out)."""
+
+    piece: str
+    kind: str
+    owner: str | None
+    radius_mm: float
+    pos: np.ndarray
+    vel: np.ndarray
+    t_obs_s: float
+    frame_obs: int
+    misses: int = 0
+    hidden_s: float = 0.0
+    hidden_by: str | None = None
+    states: list[TrackState] = field(default_factory=list)
+    left: str | None = None
+    left_t_s: float | None = None
+    left_where: str | None = None
+    left_frame: int | None = None
+
+    @property
+    def cls(self):
+        return (self.kind, self.owner)
+
+    def track(self) -> Track:
+        return Track(self.piece, self.kind, self.owner, self.radius_mm, tuple(self.states), self.left, self.left_t_s,
+                     self.left_where, self.left_frame)
+
+
+@dataclass
+class _Tentative:
+    det: Detection
+    hits: int = 1
+
+
+class Tracker:
+    """Names the detections of each frame; keeps every piece's history and how it left.
+
+    ``start(layout)`` sets the known pieces (ids from the previous state); ``update(detections)`` returns
+    the same frame's detections with ``piece`` filled in (unnamed ones dropped) and extends the histories.
+    """
+
+    def __init__(self, surface: Surface, distance: Callable[[np.ndarray, Detection], float] = euclidean,
+                 motion: ConstantVelocity | None = None, hit_min: int = 3, miss_max: int = 3,
+                 hidden_max_s: float = 10.0, max_speed_mm_s: float = 9000.0, gate_margin_mm: float = 25.0,
+                 occluder_margin_mm: float = 10.0, penetration_weight: float = 10.0, off_view_reach_mm: float = 400.0):
+        self.surface = surface
+        self.distance = distance
+        self.motion = motion or ConstantVelocity()
+        self.hit_min, self.miss_max, self.hidden_max_s = hit_min, miss_max, hidden_max_s
+        self.max_speed_mm_s, self.gate_margin_mm = max_speed_mm_s, gate_margin_mm
+        self.occluder_margin_mm, self.penetration_weight = occluder_margin_mm, penetration_weight
+        self.off_view_reach_mm = off_view_reach_mm
+        self._live: dict[str, _Live] = {}
+        self._gone: dict[str, _Live] = {}
+        self._spares: list[str] = []
+        self._tentative: list[_Tentative] = []
+        self._expected: dict[str, tuple[float, float]] = {}
+        self._off_view: dict[str, tuple[float, float]] = {}
+        self._t_s: float | None = None
+        self._dt_s = 1.0 / 60.0
+
+    # -- set-up ---------------------------------------------------------------------------------
+    def start(self, layout: Mapping[str, Sequence[float]], frame: int, t_s: float, spares: Iterable[str] = ()) -> None:
+        """Forget everything; the pieces in ``layout`` (id -> centre mm) are where the last state left them.
+        ``spares`` are ids that may appear later (a marble rolling into view, a pawn put back by hand)."""
+        self._live, self._gone, self._tentative, self._expected = {}, {}, [], {}
+        for piece, xy in layout.items():
+            self._add(piece, np.asarray(xy, float), frame, t_s)
+        self._spares = [p for p in spares if p not in self._live]
+        self._t_s = t_s
+
+    def _add(self, piece: str, xy: np.ndarray, frame: int, t_s: float, observed: bool = True) -> _Live:
+        kind, owner = piece_kind(self.surface.game, piece)
+        live = _Live(piece, kind, owner, self.surface.radius(kind), xy.astype(float), np.zeros(2), t_s, frame)
+        live.states.append(TrackState(piece, frame, t_s, (float(xy[0]), float(xy[1])), (0.0, 0.0), observed))
+        self._live[piece] = live
+        return live
+
+    def off_view(self, positions: Mapping[str, Sequence[float]], spares: Iterable[str] | None = None) -> None:
+        """Pieces the game state has on the surface but outside the camera's view (Cvrnkaná): one that
+        rolls into view is named as the nearest of these of its owner before any other spare id.
+        ``spares`` (in order of preference) replaces the ids that may still appear, e.g. the marbles
+        behind the start lines, so a marble already in the pit is never given to a newcomer."""
+        self._off_view = {p: (float(xy[0]), float(xy[1])) for p, xy in positions.items() if p not in self._live}
+        if spares is not None:
+            self._spares = [p for p in spares if p not in self._live]
+
+    def expect(self, placements: Mapping[str, Sequence[float]]) -> None:
+        """Pieces a hand is about to put down where the rules say (a ruling's returns and penalty pawns):
+        a piece that then appears near one of these spots gets that id, whether it was on the surface
+        elsewhere, had left it, or was never seen. Without this a replaced piece would get any spare id."""
+        for piece, xy in placements.items():
+            piece_kind(self.surface.game, piece)
+            self._expected[piece] = (float(xy[0]), float(xy[1]))
+
+    def trim_history(self, keep_from_s: float) -> None:
+        """Drop history older than ``keep_from_s`` (keeping at least the latest state of each piece)."""
+        for live in self._live.values():
+            k = 0
+            while k < len(live.states) - 1 and live.states[k].t_s < keep_from_s:
+                k += 1
+            if k:
+                live.states = live.states[k:]
+
+    def end_shot(self, keep_from_s: float) -> None:
+        """A shot was read: forget the pieces that left (their ids may come back) and old history."""
+        for piece in self._gone:
+            if piece not in self._spares:
+                self._spares.append(piece)
+        self._gone = {}
+        self.trim_history(keep_from_s)
+
+    # -- results ----------------------------------------------------------------------------------
+    @property
+    def tracks(self) -> dict[str, Track]:
+        """Every piece seen since ``start``/``reset_history``, including those that left."""
+        out = {p: l.track() for p, l in self._gone.items()}
+        out.update({p: l.track() for p, l in self._live.items()})
+        return out
+
+    def missing(self) -> list[str]:
+        """Pieces missed in the open in the last frames and not yet given up."""
+        return [p for p, l in self._live.items() if l.misses > 0]
+
+    def positions(self) -> dict[str, tuple[float, float]]:
+        return {p: (float(l.pos[0]), float(l.pos[1])) for p, l in self._live.items()}
+
+    # -- the one method ------------------------------------------------------------------------
+    def update(self, dets: Detections) -> Detections:
+        t = dets.t_s
+        if self._t_s is not None and t > self._t_s:
+            self._dt_s = t - self._t_s
+        lives = list(self._live.values())
+        pieces = dets.pieces()
+        preds = [self.motion.predict(l.pos, l.vel, t - l.t_obs_s) for l in lives]
+        cost = np.full((len(lives), len(pieces)), _BIG)
+        for i, (l, p) in enumerate(zip(lives, preds)):
+            gate = self.gate_margin_mm + self.max_speed_mm_s * max(t - l.t_obs_s, 0.0)
+            for j, d in enumerate(pieces):
+                if d.cls == l.cls:
+                    dist = self.distance(p, d)
+                    if dist <= gate:
+                        cost[i, j] = dist
+        pairs: dict[int, int] = {}
+        if lives and pieces:
+            rows, cols = linear_sum_assignment(cost)
+            pairs = {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] < _BIG}
+            pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
+        named = []
+        for i, l in enumerate(lives):
+            if i in pairs:
+                d = pieces[pairs[i]]
+                self._observe(l, d, dets)
+                named.append(d.named(l.piece))
+            else:
+                self._miss(l, preds[i], dets)
+        used = set(pairs.values())
+        named.extend(self._tentatives([d for j, d in enumerate(pieces) if j not in used], dets))
+        self._t_s = t
+        return Detections(dets.frame, t, tuple(named) + tuple(dets.occluders()))
+
+    # -- internals -----------------------------------------------------------------------------
+    def _observe(self, l: _Live, d: Detection, dets: Detections) -> None:
+        z = np.asarray(d.centre_mm, float)
+        l.pos, l.vel = self.motion.update(l.pos, l.vel, z, dets.t_s - l.t_obs_s)
+        l.pos = z  # the record keeps what was measured; fitting happens in events
+        l.t_obs_s, l.frame_obs, l.misses, l.hidden_s, l.hidden_by = dets.t_s, dets.frame, 0, 0.0, None
+        l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(z[0]), float(z[1])),
+                                   (float(l.vel[0]), float(l.vel[1])), True))
+
+    def _miss(self, l: _Live, pred: np.ndarray, dets: Detections) -> None:
+        hidden = dets.occluded(pred, l.radius_mm + self.occluder_margin_mm) or \
+            dets.occluded(l.pos, l.radius_mm + self.occluder_margin_mm)
+        if hidden:
+            # coast: a resting piece stays, a moving one carries on along its line
+            l.hidden_s += dets.t_s - (self._t_s if self._t_s is not None else dets.t_s)
+            l.hidden_by = hidden
+            l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
+                                       (float(l.vel[0]), float(l.vel[1])), False, hidden))
+            if l.hidden_s > self.hidden_max_s:
+                self._leave(l, "lost", None)
+            return
+        l.misses += 1
+        l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
+                                   (float(l.vel[0]), float(l.vel[1])), False))
+        if l.misses >= self.miss_max:
+            self._leave(l, *self._why_gone(l))
+
+    def _why_gone(self, l: _Live) -> tuple[str, str | None]:
+        """Where a piece that vanished in the open went: judged from its last seen position and the
+        straight path it was on (a pocketed piece enters the pocket region, then disappears)."""
+        if l.hidden_by == "hand":
+            return "pickup", None
+        last = l.pos
+        path = [last + l.vel * k * self._dt_s for k in range(0, 7)]
+        for p in path:
+            pk = self.surface.pocket_at(tuple(p))
+            if pk:
+                return "pocket", pk
+        for p in path:
+            if self.surface.pit_radius_mm and self.surface.in_pit(tuple(p)):
+                return "pit", None
+        for p in path:
+            side = self.surface.outside_side(tuple(p), -l.radius_mm)
+            if side:
+                return ("off" if self.surface.walls else "view"), side
+        return "lost", None
+
+    def _leave(self, l: _Live, why: str, where: str | None) -> None:
+        # drop the coasted states after the last sighting: they were guesses
+        while l.states and not l.states[-1].observed and l.states[-1].frame > l.frame_obs:
+            l.states.pop()
+        l.left, l.left_t_s, l.left_where, l.left_frame = why, l.t_obs_s, where, l.frame_obs
+        self._gone[l.piece] = l
+        del self._live[l.piece]
+        if why in ("pickup", "lost") and l.piece not in self._spares:
+            self._spares.insert(0, l.piece)  # a hand took it: it comes back under its own id
+
+    def _repair_swaps(self, lives, preds, pieces, cost, pairs: dict[int, int]) -> dict[int, int]:
+        """2-opt over same-class pairs: prefer assignments whose straight paths keep discs apart."""
+        def pair_cost(i, j, di, dj):
+            if cost[i, di] >= _BIG or cost[j, dj] >= _BIG:
+                return _BIG
+            pen = _penetration(lives[i].pos, pieces[di].centre_mm, lives[j].pos, pieces[dj].centre_mm,
+                               lives[i].radius_mm + lives[j].radius_mm)
+            return cost[i, di] + cost[j, dj] + self.penetration_weight * pen
+
+        keys = sorted(pairs)
+        changed = True
+        rounds = 0
+        while changed and rounds < 4:
+            changed, rounds = False, rounds + 1
+            for a in range(len(keys)):
+                for b in range(a + 1, len(keys)):
+                    i, j = keys[a], keys[b]
+                    if lives[i].cls != lives[j].cls:
+                        continue
+                    di, dj = pairs[i], pairs[j]
+                    reach = lives[i].radius_mm + lives[j].radius_mm
+                    if math.dist(lives[i].pos, lives[j].pos) > reach + cost[i, di] + cost[j, dj] + 1.0:
+                        continue
+                    now, swapped = pair_cost(i, j, di, dj), pair_cost(i, j, dj, di)
+                    if swapped < now - 1e-9:
+                        pairs[i], pairs[j] = dj, di
+                        changed = True
+        return pairs
+
+    def _tentatives(self, unmatched: list[Detection], dets: Detections) -> list[Detection]:
+        """Unexplained detections become tracks after ``hit_min`` frames in a row, with a spare id."""
+        survivors, named = [], []
+        for d in unmatched:
+            best = None
+            for tent in self._tentative:
+                if tent.det.cls == d.cls and math.dist(tent.det.centre_mm, d.centre_mm) <= self.gate_margin_mm + \
+                        self.max_speed_mm_s * max(d.t_s - tent.det.t_s, 1e-3):
+                    if best is None or math.dist(tent.det.centre_mm, d.centre_mm) < math.dist(best.det.centre_mm, d.centre_mm):
+                        best = tent
+            if best is not None:
+                self._tentative.remove(best)
+                tent = _Tentative(d, best.hits + 1)
+            else:
+                tent = _Tentative(d)
+            if tent.hits >= self.hit_min:
+                piece = self._expected_for(d)
+                if piece is not None:
+                    self._put_down(piece, d, dets)
+                    named.append(d.named(piece))
+                    continue
+                piece = self._spare_for(d)
+                if piece is not None:
+                    live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, dets.t_s)
+                    live.t_obs_s = dets.t_s
+                    named.append(d.named(piece))
+                    continue
+            survivors.append(tent)
+        self._tentative = survivors
+        return named
+
+    def _expected_for(self, d: Detection) -> str | None:
+        best = None
+        for piece, xy in self._expected.items():
+            if piece_kind(self.surface.game, piece) != d.cls:
+                continue
+            gap = math.dist(xy, d.centre_mm)
+            if gap <= 2.0 * d.radius_mm + self.gate_margin_mm and (best is None or gap < best[0]):
+                best = (gap, piece)
+        return best[1] if best else None
+
+    def _put_down(self, piece: str, d: Detection, dets: Detections) -> None:
+        """``piece`` reappeared where the rules put it: continue its track (from wherever it was)."""
+        del self._expected[piece]
+        xy = np.asarray(d.centre_mm, float)
+        old = self._live.pop(piece, None) or self._gone.pop(piece, None)
+        if piece in self._spares:
+            self._spares.remove(piece)
+        if old is None:
+            live = self._add(piece, xy, d.frame, dets.t_s)
+        else:
+            live = old
+            live.left = live.left_t_s = live.left_where = live.left_frame = None
+            live.pos, live.vel, live.misses, live.hidden_s, live.hidden_by = xy, np.zeros(2), 0, 0.0, None
+            live.states.append(TrackState(piece, d.frame, dets.t_s, (float(xy[0]), float(xy[1]))))
+            self._live[piece] = live
+        live.t_obs_s, live.frame_obs = dets.t_s, d.frame
+
+    def _spare_for(self, d: Detection) -> str | None:
+        piece = self._spare_id(d)
+        if piece is not None:
+            self._gone.pop(piece, None)
+        return piece
+
+    def _spare_id(self, d: Detection) -> str | None:
+        near = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
+                      if piece_kind(self.surface.game, p) == d.cls and p not in self._live
+                      and math.dist(xy, d.centre_mm) <= self.off_view_reach_mm)
+        if near:
+            piece = near[0][1]
+            del self._off_view[piece]
+            if piece in self._spares:
+                self._spares.remove(piece)
+            return piece
+        for piece in self._spares:
+            if piece_kind(self.surface.game, piece) == d.cls:
+                self._spares.remove(piece)
+                return piece
+        return None
+
+
+def _penetration(p0, p1, q0, q1, reach: float) -> float:
+    """How far two discs moving straight from p0->p1 and q0->q1 over the same interval come inside ``reach``
+    of each other (0 when they stay apart or started overlapping already)."""
+    d0 = np.asarray(q0, float) - np.asarray(p0, float)
+    dd = (np.asarray(q1, float) - np.asarray(q0, float)) - (np.asarray(p1, float) - np.asarray(p0, float))
+    a = float(dd @ dd)
+    s = 0.0 if a < 1e-12 else min(max(-float(d0 @ dd) / a, 0.0), 1.0)
+    closest = float(np.hypot(*(d0 + s * dd)))
+    start = float(np.hypot(*d0))
+    limit = min(reach, start) * 0.9
+    return max(0.0, limit - closest)
