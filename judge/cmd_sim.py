@@ -1,4 +1,4 @@
-"""``shotjudge sim``: simulate a scenario and write its ground truth (and, once wired, its video)."""
+"""``shotjudge sim``: simulate a scenario, film it with the synthetic camera and write its ground truth."""
 from __future__ import annotations
 
 from judge.errors import UserError
@@ -7,20 +7,35 @@ __all__ = ["register", "run"]
 
 
 def register(sub) -> None:
-    p = sub.add_parser("sim", help="simulate a scenario: exact ground truth (truth.json) and video",
+    p = sub.add_parser("sim", help="simulate a scenario: video, exact ground truth (truth.json), YOLO data",
                        description="Simulate a Novuss or Cvrnkaná scenario with real physics, referee every shot "
-                                   "with the rule engine and write DIR/truth.json.")
+                                   "with the rule engine and write DIR/video.mp4 and DIR/truth.json (pixel and "
+                                   "board positions per frame, camera, homography, shot records, rulings); "
+                                   "--yolo adds YOLO images/, labels/ and data.yaml. Same options and seed, "
+                                   "same files.")
     p.add_argument("game", nargs="?", choices=["novuss", "cvrnkana"], help="which game")
-    p.add_argument("--scenario", help="scenario name (see --list)")
+    p.add_argument("--scenario", metavar="NAME", help="scenario name (see --list)")
     p.add_argument("--list", action="store_true", help="list the scenarios with one line each and exit")
-    p.add_argument("--seed", type=int, default=0, help="random seed (same seed, same files)")
-    p.add_argument("--fps", type=float, default=60.0, help="frames per second of the truth table and video")
-    p.add_argument("--size", default="1280x720", help="video size WIDTHxHEIGHT")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed, >= 0 (same seed, same files)")
+    p.add_argument("--fps", type=float, default=60.0, help="frames per second of the video and truth (1..1000)")
+    p.add_argument("--size", default="1280x720", metavar="WxH", help="video size WIDTHxHEIGHT (default 1280x720)")
     p.add_argument("--profile", help="table/field profile name or file (default: the game's default profile)")
-    p.add_argument("--out", help="output folder")
-    p.add_argument("--video", dest="video", action="store_true", help="also render the video")
-    p.add_argument("--no-video", dest="video", action="store_false", help="ground truth only (default)")
-    p.set_defaults(func=run, video=False)
+    p.add_argument("--out", metavar="DIR", help="output folder: new, empty, or an earlier output of this command (replaced)")
+    p.add_argument("--video", dest="video", action="store_true", help="render the video (default)")
+    p.add_argument("--no-video", dest="video", action="store_false", help="ground truth only, no video")
+    p.add_argument("--yolo", action="store_true", help="also write YOLO images/, labels/ and data.yaml")
+    p.add_argument("--yolo-every", type=int, metavar="K",
+                   help="with --yolo: every K-th frame only (default 1; implies --yolo)")
+    cam = p.add_argument_group("camera (all seeded: the same command gives the same files)")
+    cam.add_argument("--tilt", type=float, metavar="DEG", help="camera tilt towards +y, degrees (-30..30; default 0)")
+    cam.add_argument("--randomise", "--randomize", dest="randomise", action="store_true",
+                     help="domain randomisation: lighting, colours, textures, blur, noise, lens, camera pose drawn "
+                          "from the seed")
+    cam.add_argument("--blur", type=int, metavar="N",
+                     help="motion blur: N sub-frame states per frame (1 = sharp; default 4)")
+    cam.add_argument("--rolling-shutter", type=float, nargs="?", const=0.02, default=0.0, metavar="SECONDS",
+                     help="rolling-shutter skew: top-to-bottom readout time (default 0.02 s when given alone)")
+    p.set_defaults(func=run, video=True)
 
 
 def run(args) -> int:
@@ -39,8 +54,15 @@ def run(args) -> int:
     if not args.out:
         raise UserError("--out DIR is required")
     size = parse_size(args.size)
+    yolo_every = args.yolo_every if args.yolo_every is not None else (1 if args.yolo else None)
     result = run_scenario(args.game, args.scenario, args.seed, args.out, fps=args.fps, size=size,
-                          video=args.video, profile=args.profile)
-    print(f"{args.game} {args.scenario} seed {args.seed}: {result['shots']} shot(s), {result['frames']} frames "
-          f"-> {result['truth']}")
+                          video=args.video, profile=args.profile, yolo_every=yolo_every, randomise=args.randomise,
+                          tilt_deg=args.tilt, blur=args.blur, rolling_shutter_s=args.rolling_shutter)
+    parts = [f"{result['frames']} frames", "truth.json"]
+    if result["video"]:
+        parts.append(f"video.mp4 ({result['codec']})")
+    if yolo_every is not None:
+        parts.append(f"{result['yolo_images']} YOLO images")
+    print(f"{args.game} {args.scenario} seed {args.seed}: {result['shots']} shot(s), {', '.join(parts)} "
+          f"-> {result['out']}")
     return 0

@@ -20,7 +20,7 @@ from .render_occluders import OccluderPainter
 from .render_settings import RenderSettings
 from .video import write_png
 
-__all__ = ["CLASSES", "class_id", "yolo_boxes", "export_yolo"]
+__all__ = ["CLASSES", "class_id", "yolo_boxes", "labelled_pieces", "export_yolo"]
 
 CLASSES = ("pawn_A", "pawn_B", "bat", "marble_A", "marble_B", "hand", "cue")
 MIN_VISIBLE = 0.5  # fraction of a box that must lie inside the image
@@ -93,12 +93,52 @@ def _write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def labelled_pieces(frame, camera, profile, occluders: OccluderPainter | None = None) -> dict[str, bool]:
+    """For every piece of ``frame``: would :func:`yolo_boxes` give it a box (visible, mostly inside the
+    picture, centre not under a hand or the cue)? Same rule, with one projection for the whole frame, so
+    the ground truth can say per frame which pieces a detector is expected to find."""
+    covers = []
+    if occluders is not None:
+        for o in frame.occluders:
+            got = _box(camera, occluders.outline_mm(o))
+            if got is not None:
+                covers.append(cv2.convexHull(got[2].astype(np.float32)))
+    shown = [p for p in frame.pieces if p.visible]
+    out = {p.id: False for p in frame.pieces}
+    if not shown:
+        return out
+    # the outlines of _piece_outline for all pieces at once: two rims (a marble's equator twice)
+    n = 24
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    heights = {k: piece_height_mm(profile, k) for k in {p.kind for p in shown}}
+    x, y, r = (np.array([getattr(p, f) for p in shown], float)[:, None] for f in ("x_mm", "y_mm", "radius_mm"))
+    z = np.array([[p.z_mm + heights[p.kind] / 2.0] * 2 if p.kind == "marble" else [p.z_mm, p.z_mm + heights[p.kind]]
+                  for p in shown], float)
+    ring = np.stack([x + r * np.cos(a), y + r * np.sin(a)], -1)  # (P, n, 2)
+    pts = np.concatenate([np.concatenate([ring, np.repeat(z[:, k, None, None], n, 1)], -1) for k in (0, 1)], 1)
+    px = camera.project(pts.reshape(-1, 3)).reshape(len(shown), 2 * n, 2)
+    lo, hi = px.min(1), px.max(1)
+    w, h = camera.width, camera.height
+    clo, chi = np.maximum(lo, [-0.5, -0.5]), np.minimum(hi, [w - 0.5, h - 0.5])
+    inside = np.prod(np.maximum(chi - clo, 0.0), 1) >= MIN_VISIBLE * np.prod(np.maximum(hi - lo, 1e-9), 1)
+    for i, p in enumerate(shown):
+        if not inside[i]:
+            continue
+        centre = tuple(float(v) for v in (px[i, :n] if p.kind == "marble" else px[i]).mean(0))
+        out[p.id] = not any(cv2.pointPolygonTest(hull, centre, False) >= 0 for hull in covers)
+    return out
+
+
 def export_yolo(frames: Iterable, camera, profile, settings: RenderSettings, out_dir: str | Path, *,
                 split: str = "train", prefix: str = "clip", every: int = 1,
-                states_at: Callable[[float], object] | None = None) -> int:
+                states_at: Callable[[float], object] | None = None,
+                on_image: Callable[[object, np.ndarray], None] | None = None,
+                dataset_path: str | Path | None = None) -> int:
     """Render every ``every``-th frame into a YOLO dataset at ``out_dir`` (created or extended; use a
     different ``prefix`` per clip). Returns the number of images written. ``data.yaml`` lists the classes
-    in :data:`CLASSES` order."""
+    in :data:`CLASSES` order. ``on_image(frame, image)`` sees every rendered frame (e.g. to write the video
+    in the same pass); ``dataset_path`` is the folder ``data.yaml`` names (default ``out_dir``; give the
+    final place when ``out_dir`` is a staging folder that will be renamed)."""
     if every < 1:
         raise ValueError(f"every must be >= 1, got {every}")
     if split not in ("train", "val", "test"):
@@ -114,6 +154,8 @@ def export_yolo(frames: Iterable, camera, profile, settings: RenderSettings, out
     n = 0
     for f in frames:
         img = renderer.render(f, states_at)  # every frame, so the renderer's caches stay warm
+        if on_image is not None:
+            on_image(f, img)
         if f.index % every:
             continue
         stem = f"{prefix}_{f.index:06d}"
@@ -122,5 +164,5 @@ def export_yolo(frames: Iterable, camera, profile, settings: RenderSettings, out
         _write_text(labels / f"{stem}.txt", "".join(f"{c} {x:.6f} {y:.6f} {bw:.6f} {bh:.6f}\n" for c, x, y, bw, bh in rows))
         n += 1
     names = "\n".join(f"  {i}: {name}" for i, name in enumerate(CLASSES))
-    _write_text(out / "data.yaml", f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+    _write_text(out / "data.yaml", f"path: {Path(dataset_path or out).resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
     return n

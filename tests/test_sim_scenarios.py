@@ -217,7 +217,7 @@ def test_cli_lists_and_refuses_bad_input(tmp_path, capsys):
     assert "unknown novuss scenario 'nope'" in capsys.readouterr().err
     assert main(["sim", "novuss", "--scenario", "bat-off", "--size", "big", "--out", str(tmp_path)]) == 2
     assert not (tmp_path / "truth.json").exists()
-    assert main(["sim", "novuss", "--scenario", "bat-off", "--fps", "25", "--out", str(tmp_path)]) == 0
+    assert main(["sim", "novuss", "--scenario", "bat-off", "--fps", "25", "--no-video", "--out", str(tmp_path)]) == 0
     assert json.loads((tmp_path / "truth.json").read_text())["fps"] == 25.0
     with pytest.raises(SimError):
         build("novuss", "pit-entry", NOVUSS, 0)
