@@ -1,0 +1,124 @@
+"""The classical detector on frames rendered by the simulator's camera (tilt, lens distortion, blur, noise)."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+
+from calibration import default_profile  # noqa: E402
+from sim.scenarios_cvrnkana import SCENARIOS as CVRNKANA  # noqa: E402
+from sim.scenarios_novuss import SCENARIOS as NOVUSS  # noqa: E402
+from vision.parallax import camera_centre_mm  # noqa: E402
+from vision.types import VisionError  # noqa: E402
+from vision_detect import new_stats, score_frame, setup  # noqa: E402
+
+
+def _match(frame, dets, tol_mm=8.0):
+    """truth id -> (detection, error mm) for the visible pieces, nearest first, one to one."""
+    truth = [p for p in frame.pieces if p.visible and p.z_mm > -1.0]
+    pcs = dets.pieces()
+    pairs = sorted((math.dist((p.x_mm, p.y_mm), d.centre_mm), i, j) for i, p in enumerate(truth) for j, d in enumerate(pcs))
+    out, used = {}, set()
+    for dist, i, j in pairs:
+        if dist <= tol_mm and truth[i].id not in out and j not in used:
+            out[truth[i].id] = (pcs[j], dist)
+            used.add(j)
+    return truth, out, len(pcs) - len(used)
+
+
+@pytest.fixture(scope="module")
+def novuss_touching():
+    profile = default_profile("novuss")
+    clip = NOVUSS["touching"][0](profile, 1).clip()
+    renderer, det = setup(profile, clip, 60.0, 1, "tilted")
+    return profile, clip, renderer, det
+
+
+def test_tilted_camera_positions_classes_and_touching_pawns(novuss_touching):
+    profile, clip, renderer, det = novuss_touching
+    frame = clip.frame(0, 60.0)
+    dets = det.detect(renderer.render(frame, clip.states_at), 0, frame.t_s)
+    truth, hits, extra = _match(frame, dets)
+    assert sorted(hits) == sorted(p.id for p in truth)  # every piece, A1 and A2 touching included
+    assert extra == 0
+    for p in truth:
+        d, _ = hits[p.id]
+        assert (d.kind, d.owner) == (p.kind, p.owner)
+    errs = np.array([e for _, e in hits.values()])
+    assert float(np.sqrt(np.mean(errs ** 2))) <= 1.0 and errs.max() <= 1.5
+    a1, a2 = hits["A1"][0], hits["A2"][0]
+    assert math.dist(a1.centre_mm, a2.centre_mm) == pytest.approx(32.0, abs=1.5)
+
+
+def test_a_shot_with_hand_and_cue_recall_precision_and_no_hand_as_piece(novuss_touching):
+    profile, clip, renderer, det = novuss_touching
+    stats = new_stats()
+    hands = 0
+    for k in range(0, clip.n_frames(60.0), 9):
+        frame = clip.frame(k, 60.0)
+        dets = det.detect(renderer.render(frame, clip.states_at), k, frame.t_s)
+        score_frame(renderer, frame, dets, stats)
+        hands += bool(frame.occluders)
+    assert hands >= 3  # the clip does show the hand placing the bat and the cue
+    assert stats["away_true"] > 60
+    assert stats["away_hit"] == stats["away_true"], stats["misses"]
+    assert stats["false"] == []  # nothing that is not a piece (the hand, the cue) reported as one
+    assert stats["wrong_class"] == 0
+    assert float(np.sqrt(np.mean(np.square(stats["err"])))) <= 1.5
+    assert stats["occ_got"] >= 1
+
+
+def test_opening_row_of_touching_pawns_against_the_cushion():
+    profile = default_profile("novuss")
+    clip = NOVUSS["opening"][0](profile, 1).clip()
+    renderer, det = setup(profile, clip, 60.0, 1, "straight")
+    frame = clip.frame(0, 60.0)
+    dets = det.detect(renderer.render(frame), 0, frame.t_s)
+    truth, hits, extra = _match(frame, dets)
+    assert len(truth) == 16 and sorted(hits) == sorted(p.id for p in truth) and extra == 0
+    assert all((hits[p.id][0].kind, hits[p.id][0].owner) == (p.kind, p.owner) for p in truth)
+    assert max(e for _, e in hits.values()) <= 1.5
+
+
+def test_cvrnkana_marbles_by_player_colour():
+    profile = default_profile("cvrnkana")
+    clip = CVRNKANA["pit-entry"][0](profile, 1).clip()
+    renderer, det = setup(profile, clip, 60.0, 1, "tilted")
+    frame = clip.frame(0, 60.0)
+    dets = det.detect(renderer.render(frame), 0, frame.t_s)
+    stats = new_stats()
+    score_frame(renderer, frame, dets, stats)
+    assert stats["away_true"] >= 3 and stats["away_hit"] == stats["away_true"]
+    assert stats["wrong_class"] == 0 and stats["false"] == []
+    assert max(stats["err"]) <= 1.0
+
+
+def test_parallax_recovers_the_camera_centre_from_the_calibration(novuss_touching):
+    _, _, renderer, det = novuss_touching
+    assert np.allclose(camera_centre_mm(det.plane), renderer.camera.centre_mm, atol=1e-6)
+
+
+def test_refuses_frames_before_learning_and_of_the_wrong_size(novuss_touching):
+    from vision.detect_classical import ClassicalDetector
+
+    profile, clip, renderer, det = novuss_touching
+    fresh = ClassicalDetector(det.plane, profile)
+    img = renderer.render(clip.frame(0, 60.0))
+    with pytest.raises(VisionError, match="empty-board"):
+        fresh.detect(img)
+    fresh.learn_background([img])
+    with pytest.raises(VisionError, match="colours"):
+        fresh.detect(img)
+    with pytest.raises(VisionError, match="1280x720"):
+        det.detect(img[:, :640])
+    empty = dataclasses.replace(clip.frame(0, 60.0), pieces=(), occluders=())
+    fresh.expect({"A1": (0.0, 150.0)})
+    fresh.learn_background([renderer.render(empty)])
+    got = fresh.detect(img)  # learns A's colour from the layout on this frame, then finds A1 and A2
+    assert sum(1 for d in got.pieces() if d.owner == "A") >= 2
