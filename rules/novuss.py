@@ -282,14 +282,15 @@ class Novuss(Ruleset):
         return calls, back
 
     def review_first_contact(self, shot: Shot, rec: ShotRecord) -> Call | None:
-        """A legal own-first call that the timing uncertainty could turn into 'at the same time'."""
+        """A first-contact call that the timing uncertainty could move across either edge of 'at the same time'
+        (own first vs together, or together vs opponent first)."""
         own = next((e for e in shot.bat_contacts if owner(_partner(e)) == shot.player), None)
         opp = next((e for e in shot.bat_contacts if owner(_partner(e)) == other(shot.player)), None)
         if own is None or opp is None:
             return None
         u = 2 * math.hypot(own.t_err, opp.t_err)
         gap = opp.t - own.t
-        if u > 0 and abs(gap - self.same_time_s) <= u or min(own.confidence, opp.confidence) < 0.5:
+        if u > 0 and abs(abs(gap) - self.same_time_s) <= u or min(own.confidence, opp.confidence) < 0.5:
             return Call("review_first_contact", shot.player, review=True,
                         evidence={"gap_ms": round(gap * 1000, 2), "uncertainty_ms": round(u * 1000, 2),
                                   "own": _partner(own), "opponent": _partner(opp)})

@@ -335,3 +335,12 @@ def test_geometry_comes_from_the_profile():
     from rules import engine_for
     assert engine_for("novuss", bigger).is_dark((125.0, 0.0), "A")
     assert not engine().is_dark((125.0, 0.0), "A")
+
+
+def test_together_versus_opponent_first_within_uncertainty_is_flagged_too():
+    # The opponent's pawn 0.9 ms before the own one: "at the same time" by the window, but the timing
+    # uncertainty could make it "opponent first"; both are II.3 fouls, the classification is flagged.
+    events = [contact(0.1, "bat", "B1", t_err=0.0005), contact(0.1009, "bat", "A1", t_err=0.0005)]
+    _, (r,) = play(record({"A1": MID["A1"], "B1": MID["B1"]}, {"A1": (-200.0, 260.0), "B1": (-190.0, -150.0)}, events))
+    assert r.first_contact == "both" and "own_and_opponent_together" in r.codes() and r.review
+    assert [c for c in r.calls if c.code == "review_first_contact"][0].evidence["gap_ms"] == -0.9

@@ -314,3 +314,41 @@ def test_look_in_hole_sees_the_line_only_where_it_is():
     small = cv2.resize(scene(0.0), (w // 8, h // 8), interpolation=cv2.INTER_AREA)
     coarse = look_in_hole(small, lambda mm: to_px(mm) / 8, (0.0, 0.0), 6.0, 18.0, 0.0, 3.0, (-95.0, 95.0))
     assert not coarse.decisive and coarse.agrees is None
+
+
+@pytest.mark.parametrize("fps", [60, 30])
+def test_a_bat_struck_away_from_a_pawn_it_lies_against_touched_nothing(fps):
+    # the bat rests against B4 (touching) and is struck straight away from it: its outgoing line run
+    # back passes through B4, but B4 never moves, so no contact may be emitted
+    layout = {"bat": (0.0, -400.0), "B4": (0.0, -434.0), "A1": (300.0, 300.0)}
+    moving = Synth([disc("bat", layout["bat"], (0.0, 2500.0)), disc("B4", layout["B4"]), disc("A1", layout["A1"])])
+    truth = moving.run(1.2)
+    assert not [e for e in truth.events if e[1] == "contact"]
+    pipe = Pipeline(PROFILE)
+    pipe.start(layout, 0, 0.0)
+    rng = np.random.default_rng(fps)
+    t_hit, records = 0.2, []
+    for k in range(int(2.0 * fps)):
+        t = k / fps
+        items = []
+        for pid, d in moving.discs.items():
+            xy, present = moving.position(truth, pid, max(t - t_hit, 0.0))
+            if present:
+                z = xy + rng.normal(0, 0.3, 2)
+                items.append(Detection(d.kind, (float(z[0]), float(z[1])), d.r, d.owner, frame=k, t_s=t))
+        rec = pipe.feed(Detections(k, t, tuple(items)))
+        if rec:
+            records.append(rec)
+    assert len(records) == 1
+    assert [e["kind"] for e in records[0]["events"] if e["kind"] == "contact"] == []
+
+
+def test_a_marble_rolling_in_is_named_by_the_place_its_path_comes_from():
+    from vision.tracker import _came_from_line
+    first = Detection("marble", (0.0, -330.0), 7.0, "B")
+    now = Detection("marble", (2.0, -250.0), 7.0, "B")
+    assert _came_from_line(first, now, (-2.0, -480.0))  # straight behind it: it came from there
+    assert not _came_from_line(first, now, (150.0, -480.0))  # off its path: a newcomer from the line
+    assert not _came_from_line(first, now, (0.0, 0.0))  # ahead of it
+    still = Detection("marble", (1.0, -331.0), 7.0, "B")
+    assert _came_from_line(first, still, (150.0, -480.0))  # hardly moved: no direction to judge by

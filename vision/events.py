@@ -24,7 +24,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .board import Surface
-from .fit import Fit, estimate_decel, split_track
+from .fit import Fit, estimate_decel, fit_stretch, split_track, with_residuals
 from .types import Event, Track
 
 __all__ = ["EventExtractor", "Motion", "estimate_sigma"]
@@ -81,9 +81,18 @@ def estimate_sigma(tracks: Mapping[str, Track], default_mm: float = 0.3, floor_m
 
 @dataclass
 class _Est:
+    """One estimate of an event instant: ``sigma`` from the measurements (independent between
+    estimates), ``model`` the 1-sigma of the contact-lag model (shared by every estimate of one event
+    read from outgoing motion, so it does not average away)."""
+
     t: float
     sigma: float
     how: str
+    model: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return math.hypot(self.sigma, self.model)
 
 
 @dataclass
@@ -107,8 +116,20 @@ class EventExtractor:
 
     def __init__(self, surface: Surface, sigma_mm: float | None = None, decel_mm_s2: float | None = None,
                  t_err_floor_s: float = 1e-4, reach_tol_mm: float = 4.0, window_pad: float = 0.3,
-                 min_speed_mm_s: float = 30.0):
+                 min_speed_mm_s: float = 30.0, contact_s: float = 5e-4, radius_sigma_mm: float = 0.05,
+                 frame_model: float = 0.01):
+        """``contact_s``: how long a contact takes to change the velocities. The pieces touch at the
+        event instant, but their outgoing lines describe the motion after the impulse: extrapolated
+        back, the kink lies up to ``contact_s`` and the departure (the instant the outgoing discs are a
+        sum of radii apart, i.e. separation) up to twice that after the touch. Those estimates are moved
+        back by the mean lag and carry its spread (uniform) as model error. ``radius_sigma_mm``: how well
+        each piece's radius is known (a grazing contact is timed from the distance of centres, so its
+        time error grows as the closing speed falls). ``frame_model``: a model error of this fraction of
+        the frame interval, for what a stretch of constant deceleration does not describe over the
+        frames it is extrapolated across (spin, a blurred blob's centre, the contact itself); the
+        longer the interval, the further each line is run to meet the other."""
         self.surface = surface
+        self.contact_s, self.radius_sigma_mm, self.frame_model = contact_s, radius_sigma_mm, frame_model
         self.sigma_mm, self.decel_mm_s2 = sigma_mm, decel_mm_s2
         self.t_err_floor_s, self.reach_tol_mm, self.window_pad = t_err_floor_s, reach_tol_mm, window_pad
         self.min_speed_mm_s = min_speed_mm_s
@@ -293,22 +314,29 @@ class EventExtractor:
         lo, hi = c.window
         k = c.change[c.piece]
         bm, am = m.fits[k], m.fits[k + 1]
+        kink_m = _kink(bm, am, lo, hi)
+        if kink_m is not None:
+            kink_m = self._lagged(kink_m, 1.0)
         if c.other is not None:
             q = motions[c.other]
             kq = c.change.get(c.other)
             bq, aq = (q.fits[kq], q.fits[kq + 1]) if kq is not None else (q.fit_at(lo), q.fit_at(hi))
+            kink_q = _kink(bq, aq, lo, hi) if kq is not None else None
+            if kink_q is not None:
+                kink_q = self._lagged(kink_q, 1.0)
+                c.ests[f"kink:{c.other}"] = kink_q
+                bm, am = self._trimmed(m, bm, am, kink_q)
+            if kink_m is not None and kq is not None:
+                bq, aq = self._trimmed(q, bq, aq, kink_m)
             reach = m.radius + q.radius
             dist = lambda f, g: (lambda t: float(np.hypot(*(f.pos(t) - g.pos(t)))) - reach)  # noqa: E731
+            r_var = 2.0 * self.radius_sigma_mm ** 2
             t = _root(dist(bm, bq), lo, hi, first=True, sign=-1)
             if t is not None:
-                c.ests["approach"] = _Est(t, _pair_sigma(bm, bq, t), "approach")
+                c.ests["approach"] = _Est(t, _pair_sigma(bm, bq, t, r_var), "approach")
             t = _root(dist(am, aq), lo, hi, first=False, sign=+1)
             if t is not None:
-                c.ests["departure"] = _Est(t, _pair_sigma(am, aq, t), "departure")
-            if kq is not None:
-                e = _kink(bq, aq, lo, hi)
-                if e is not None:
-                    c.ests[f"kink:{c.other}"] = e
+                c.ests["departure"] = self._lagged(_Est(t, _pair_sigma(am, aq, t, r_var), "departure"), 2.0)
         else:
             axis, line = self.surface.cushion_lines(m.radius)[c.side]
             t = _root(lambda t: float(bm.pos(t)[axis]) - line, lo, hi, first=True, sign=0)
@@ -316,11 +344,34 @@ class EventExtractor:
                 c.ests["approach"] = _Est(t, _line_sigma(bm, axis, t), "approach")
             t = _root(lambda t: float(am.pos(t)[axis]) - line, lo, hi, first=False, sign=0)
             if t is not None:
-                c.ests["departure"] = _Est(t, _line_sigma(am, axis, t), "departure")
-        e = _kink(bm, am, lo, hi)
-        if e is not None:
-            c.ests[f"kink:{c.piece}"] = e
+                c.ests["departure"] = self._lagged(_Est(t, _line_sigma(am, axis, t), "departure"), 2.0)
+        if kink_m is not None:
+            c.ests[f"kink:{c.piece}"] = kink_m
         self._causal(c, motions)
+
+    def _trimmed(self, m: Motion, before: Fit, after: Fit, other: _Est) -> tuple[Fit, Fit]:
+        """A small deflection can leave a frame taken after the touch in a piece's incoming stretch (or
+        one taken before it in the outgoing stretch): the other piece's reaction (its kink) says when the
+        touch was, so refit each stretch on the frames on its own side of it only."""
+        margin = 2.0 * other.total
+        out = []
+        for f, keep in ((before, m.t[before.i0:before.i1] < other.t - margin),
+                        (after, m.t[after.i0:after.i1] > other.t + self.contact_s + margin)):
+            idx = np.flatnonzero(keep) + f.i0
+            if f.rest or len(idx) == f.n or len(idx) < 3:
+                out.append(f)
+                continue
+            g = fit_stretch(m.t[idx], m.xy[idx], 0, len(idx), self.used_sigma_mm, self.used_decel_mm_s2)
+            g = with_residuals(g, m.t[idx], m.xy[idx], np.arange(len(idx)))
+            out.append(Fit(g.t_ref, g.p, g.v, g.a, g.cov, g.sigma_mm, float(m.t[idx[0]]), float(m.t[idx[-1]]),
+                           int(idx[0]), int(idx[-1]) + 1, g.rest))
+        return out[0], out[1]
+
+    def _lagged(self, e: _Est, k: float) -> _Est:
+        """An estimate read from the outgoing motion lags the touch by up to ``k * contact_s`` (uniform):
+        take the mean lag off and add its spread to the variance."""
+        lag = k * self.contact_s
+        return _Est(e.t - lag / 2.0, e.sigma, e.how, lag / math.sqrt(12.0))
 
     @staticmethod
     def _causal(c: _Cand, motions: Mapping[str, Motion]) -> None:
@@ -332,7 +383,7 @@ class EventExtractor:
             if k is None or kink is None:
                 continue
             m = motions[p]
-            slack = 3.0 * kink.sigma + 2e-4
+            slack = 3.0 * kink.total + 2e-4
             dep, app = c.ests.get("departure"), c.ests.get("approach")
             if dep is not None and m.fits[k].rest and dep.t < kink.t - slack:
                 del c.ests["departure"]
@@ -344,23 +395,33 @@ class EventExtractor:
         if c.other is not None and "approach" not in valid and "departure" not in valid and \
                 f"kink:{c.other}" not in c.ests:
             return None  # the geometry never brings them together and the other piece did not react
+        if c.other is not None and c.other not in c.change and motions[c.piece].fits[c.change[c.piece]].rest:
+            # a resting piece set off beside one that never moved (the bat struck away from a pawn it
+            # lay against): an unmoved piece cannot have pushed it, so its launch is no contact
+            return None
         if valid:
+            # weighted by the measurement errors; the lag model is common to the estimates, so its
+            # weighted mean is added after averaging; estimates that disagree beyond their errors
+            # (chi2 > 1) widen the result: something the model does not describe happened here
             ts = np.array([e.t for e in valid.values()])
             ss = np.array([max(e.sigma, 1e-6) for e in valid.values()])
+            ms = np.array([e.model for e in valid.values()])
             w = 1.0 / ss ** 2
             t = float(np.sum(w * ts) / np.sum(w))
+            model = float(np.sum(w * ms) / np.sum(w))
             err = float(math.sqrt(1.0 / np.sum(w)))
             if len(ts) > 1:
-                chi2 = float(np.sum(w * (ts - t) ** 2)) / (len(ts) - 1)
+                chi2 = float(np.sum((ts - t) ** 2 / (ss ** 2 + (ms - model) ** 2))) / (len(ts) - 1)
                 if chi2 > 1.0:
                     err *= math.sqrt(chi2)
+            err = math.hypot(err, model)
             confidence = 1.0 if len(ts) > 1 else 0.9
         else:
             guesses = [e.t for e in c.ests.values()]
             t = float(np.clip(np.mean(guesses), lo, hi))
             err = (hi - lo) / math.sqrt(12.0)
             confidence = 0.5
-        err = math.sqrt(err ** 2 + self.t_err_floor_s ** 2)
+        err = math.sqrt(err ** 2 + self.t_err_floor_s ** 2 + (self.frame_model * self._frame_dt(motions)) ** 2)
         evidence = tuple(int(x) for p in c.members() for x in _frames_near(motions[p], t))
         how = ",".join(sorted(valid)) or "fallback"
         if c.other is not None:
@@ -434,12 +495,15 @@ def _root(fn: Callable[[float], float], lo: float, hi: float, first: bool, sign:
     return float(brentq(fn, ts[i], ts[i + 1], xtol=1e-9))
 
 
-def _pair_sigma(f: Fit, g: Fit, t: float) -> float:
+def _pair_sigma(f: Fit, g: Fit, t: float, extra_var_mm2: float = 0.0) -> float:
+    """1-sigma of the instant two fitted discs are a sum of radii apart: the variance of their distance
+    (both fits, plus ``extra_var_mm2`` for the radii) over the closing speed, so a grazing contact, whose
+    distance changes slowly, is timed poorly."""
     d = f.pos(t) - g.pos(t)
     rel = f.vel(t) - g.vel(t)
     dist = float(np.hypot(*d))
     closing = abs(float(d @ rel)) / max(dist, 1e-9)
-    var = f.pos_var(t) + g.pos_var(t)
+    var = f.pos_var(t) + g.pos_var(t) + extra_var_mm2
     return math.sqrt(var) / max(closing, 1.0)
 
 

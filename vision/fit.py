@@ -9,11 +9,11 @@ it comes with an honest uncertainty.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-__all__ = ["Fit", "fit_stretch", "split_track", "estimate_decel"]
+__all__ = ["Fit", "fit_stretch", "split_track", "estimate_decel", "with_residuals"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,24 @@ def fit_stretch(t: np.ndarray, xy: np.ndarray, i0: int, i1: int, sigma_mm: float
     return Fit(t_ref, coef[0], coef[1], coef[2], cov, sigma_mm, float(ts[0]), float(ts[-1]), i0, i1)
 
 
+def with_residuals(f: Fit, t: np.ndarray, xy: np.ndarray, idx: np.ndarray, prior_dof: float = 4.0) -> Fit:
+    """The same fit with ``sigma_mm`` raised to what its own residuals show.
+
+    The noise estimated from resting pieces understates a moving piece's scatter (a blurred blob's
+    centre wanders along the streak), and an event time solved from the fit is only as honest as the
+    fit's covariance. The residual variance is pooled with the prior noise (``prior_dof`` pseudo
+    observations) so a two- or three-frame stretch does not claim too much either way; it never
+    lowers ``sigma_mm``."""
+    if f.rest or len(idx) < 3:
+        return f
+    res = f.pos(t[idx]) - xy[idx]
+    dof = 2 * len(idx) - 5  # two coordinates, p and v free per coordinate, a held by the friction prior
+    if dof <= 0:
+        return f
+    var = (float(np.sum(res * res)) + prior_dof * f.sigma_mm ** 2) / (dof + prior_dof)
+    return replace(f, sigma_mm=max(f.sigma_mm, math.sqrt(var)))
+
+
 def _ssr(t, xy, i0, i1, sigma, decel):
     if i1 - i0 <= 2:
         return 0.0
@@ -134,6 +152,7 @@ def split_track(t: np.ndarray, xy: np.ndarray, sigma_mm: float, decel_mm_s2: flo
         if len(idx) == 0:
             idx = np.arange(a, b)
         f = _fit_idx(t, xy, idx, sigma_mm, decel_mm_s2)
+        f = with_residuals(f, t[idx], xy[idx], np.arange(len(idx)))
         fits.append(Fit(f.t_ref, f.p, f.v, f.a, f.cov, f.sigma_mm, float(t[a]), float(t[b - 1]), a, b, f.rest))
     return fits
 

@@ -75,6 +75,11 @@ class ShotAssembler:
                      "position_sigma_mm": {p: round(v, 3) for p, v in sorted(sigma_after.items())},
                      "position_tolerance_mm": round(2.0 * max(sigma_after.values(), default=self.calibration_rms_mm), 3)},
         }
+        # pieces that rolled out of the camera's view during the shot: where they stopped is unknown, so
+        # they are in neither ``after`` nor any event; the referee (or the game state) must place them
+        left_view = sorted(p for p, m in motions.items() if m.track.left == "view")
+        if left_view:
+            rec["meta"]["left_view"] = left_view
         if player:
             rec["player"] = player
         for e in rec["events"]:

@@ -99,6 +99,7 @@ class _Live:
 class _Tentative:
     det: Detection
     hits: int = 1
+    first: Detection | None = None  # the first sighting: with ``det`` it gives the way the piece came
 
 
 class Tracker:
@@ -326,16 +327,16 @@ class Tracker:
                         best = tent
             if best is not None:
                 self._tentative.remove(best)
-                tent = _Tentative(d, best.hits + 1)
+                tent = _Tentative(d, best.hits + 1, best.first or best.det)
             else:
-                tent = _Tentative(d)
+                tent = _Tentative(d, 1, d)
             if tent.hits >= self.hit_min:
                 piece = self._expected_for(d)
                 if piece is not None:
                     self._put_down(piece, d, dets)
                     named.append(d.named(piece))
                     continue
-                piece = self._spare_for(d)
+                piece = self._spare_for(d, tent.first)
                 if piece is not None:
                     live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, dets.t_s)
                     live.t_obs_s = dets.t_s
@@ -372,16 +373,21 @@ class Tracker:
             self._live[piece] = live
         live.t_obs_s, live.frame_obs = dets.t_s, d.frame
 
-    def _spare_for(self, d: Detection) -> str | None:
-        piece = self._spare_id(d)
+    @staticmethod
+    def _came_from(first: Detection | None, d: Detection, xy) -> bool:
+        return _came_from_line(first, d, xy)
+
+    def _spare_for(self, d: Detection, first: Detection | None = None) -> str | None:
+        piece = self._spare_id(d, first)
         if piece is not None:
             self._gone.pop(piece, None)
         return piece
 
-    def _spare_id(self, d: Detection) -> str | None:
+    def _spare_id(self, d: Detection, first: Detection | None = None) -> str | None:
         near = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
                       if piece_kind(self.surface.game, p) == d.cls and p not in self._live
-                      and math.dist(xy, d.centre_mm) <= self.off_view_reach_mm)
+                      and math.dist(xy, d.centre_mm) <= self.off_view_reach_mm
+                      and self._came_from(first, d, xy))
         if near:
             piece = near[0][1]
             del self._off_view[piece]
@@ -393,6 +399,25 @@ class Tracker:
                 self._spares.remove(piece)
                 return piece
         return None
+
+
+def _came_from_line(first: Detection | None, d: Detection, xy, step_mm: float = 10.0) -> bool:
+    """Whether a piece first seen at ``first`` and now at ``d`` can have set off from ``xy``: a moving
+    newcomer's path run backwards must pass over that place (within a few radii, more the further back);
+    one that hardly moved (put down by hand) may have come from anywhere near."""
+    if first is None:
+        return True
+    a, b, c = np.asarray(first.centre_mm, float), np.asarray(d.centre_mm, float), np.asarray(xy, float)
+    travel = b - a
+    run = float(np.hypot(*travel))
+    if run < step_mm:
+        return True
+    u = travel / run
+    back = float((a - c) @ u)  # how far before the first sighting the place lies along the path
+    if back < -2.0 * d.radius_mm:
+        return False  # the place is ahead of the piece, not behind it
+    off = abs(float((c - a)[0] * u[1] - (c - a)[1] * u[0]))
+    return off <= 3.0 * d.radius_mm + 0.05 * max(back, 0.0)
 
 
 def _penetration(p0, p1, q0, q1, reach: float) -> float:
