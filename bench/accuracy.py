@@ -6,7 +6,8 @@ Clips (fixed seeds), each watched at 30 and 60 frames/s from a random frame phas
 * ``nov hard``: every scripted Novuss scenario (sim.scenarios_novuss), seed 1;
 * ``nov gaps``: the bat grazes an own and an opponent pawn ``gap`` apart, gap uniform in 0-8 ms, own or
   opponent first at random (``--gap-seeds`` clips): the first-contact statistics;
-* ``nov set``: a whole Novuss set played by the simulator's policy (hands placing the bat, cue, penalties);
+* ``nov set``: whole Novuss sets (seeds 1-3, ~180 shots) played by the simulator's policy (hands placing the
+  bat, cue, penalties);
 * ``cvr hard``: every scripted Cvrnkaná scenario; ``cvr game``: a whole Cvrnkaná game.
 
 ``oracle`` feeds the simulator's piece positions with 0.3 mm noise, blur-like noise along the motion of
@@ -46,6 +47,7 @@ from rules.record import parse_record  # noqa: E402
 from vision.pipeline import Pipeline  # noqa: E402
 
 GAP_BINS = ((0.0, 1.0, "<1ms"), (1.0, 2.0, "1-2ms"), (2.0, 5.0, "2-5ms"), (5.0, 1e9, ">=5ms"))
+SET_SEEDS = (1, 2, 3)  # whole Novuss sets: about 180 shots
 QUICK = ("own-opponent-3ms", "opponent-first", "ricochet", "bat-pocketed", "touching")
 
 
@@ -82,7 +84,7 @@ def clips(quick: bool, gap_seeds: int):
     out = [("nov hard", "novuss", n, 1, NOV[n][0]) for n in (QUICK if quick else NOV)]
     out += [("nov gaps", "novuss", "gap", s, gap_episode) for s in range(1, gap_seeds + 1)]
     if not quick:
-        out.append(("nov set", "novuss", "set", 1, scenarios.SCENARIOS["novuss"]["set"][0]))
+        out += [("nov set", "novuss", "set", s, scenarios.SCENARIOS["novuss"]["set"][0]) for s in SET_SEEDS]
     out += [("cvr hard", "cvrnkana", n, 1, CVR[n][0]) for n in (("pit-entry", "hand-nudge") if quick else CVR)]
     if not quick:
         out.append(("cvr game", "cvrnkana", "game", 1, scenarios.SCENARIOS["cvrnkana"]["game"][0]))
@@ -91,7 +93,7 @@ def clips(quick: bool, gap_seeds: int):
 
 def new_stats() -> dict:
     stats = defaultdict(int)
-    for key in ("t_err_ms", "pos_err", "rulings", "ruling_notes"):
+    for key in ("t_err_ms", "t_cover_contact", "t_cover_cushion", "pos_err", "rulings", "ruling_notes", "rulings_view"):
         stats[key] = []
     stats["fc"] = defaultdict(list)
     return stats
@@ -196,6 +198,10 @@ def _score_shots(profile, ep, truths, records, stats) -> None:
         stats["ev_got"] += len(rec["events"])
         stats["ev_match"] += len(pairs)
         stats["t_err_ms"].extend(abs(g["t"] - t["t"]) * 1000 for t, g in pairs if t["kind"] in ("contact", "cushion"))
+        # is the stated t_err honest? the share of contacts/cushions within 2 t_err of the truth
+        for t, g in pairs:
+            if t["kind"] in ("contact", "cushion"):
+                stats[f"t_cover_{t['kind']}"].append(abs(g["t"] - t["t"]) <= 2.0 * g.get("t_err", 0.0) + 1e-7)
         _ruling(profile, ep, i, truth, rec, states[i], stats)
 
 
@@ -215,6 +221,8 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> None:
     same = codes(r_true) == codes(r_got) and r_true.next_player == r_got.next_player
     flagged = any(c.review for c in r_got.calls) and not any(c.review for c in r_true.calls)
     stats["rulings"].append(same)
+    if profile.game == "cvrnkana":
+        stats["rulings_view"].append((_left_view(profile, truth), same))
     stats["rulings_flagged"] += flagged
     if not same:
         stats["rulings_wrong_flagged" if flagged else "rulings_wrong_silent"] += 1
@@ -222,6 +230,15 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> None:
                                      f"{' (flagged)' if flagged else ''}")
     if profile.game == "novuss":
         _first_contact(truth, r_true, r_got, stats)
+
+
+def _left_view(profile, truth) -> bool:
+    """Whether a marble this shot moved (or touched) lay or stopped outside the camera's view: the
+    record cannot know where, so the ruling rests on what the referee or the game state adds."""
+    before, after = truth.get("before", {}), truth.get("after", {})
+    moved = {p for p, xy in after.items() if before.get(p) != xy}
+    moved |= {e["piece"] for e in truth["events"] if e["kind"] == "touch"}
+    return any(not in_view(profile, *xy) for p in moved for xy in (before.get(p), after.get(p)) if xy is not None)
 
 
 def _first_contact(truth, r_true, r_got, stats) -> None:
@@ -261,7 +278,7 @@ def _classical(profile, clip, fps, seed):
     f0 = clip.frame(0, fps)
     empty = dataclasses.replace(f0, pieces=tuple(dataclasses.replace(p, visible=False) for p in f0.pieces), occluders=())
     det.learn_background([renderer.render(empty)])
-    det.learn_colours(renderer.render(f0), {p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible})
+    det.expect({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible})  # colours: profile's, measured on frame 1
     return renderer, det
 
 
@@ -295,10 +312,15 @@ def summary(stats) -> dict:
         "segmentation_errors": stats["seg_missed"] + stats["seg_split"] + stats["seg_extra"],
         "ev_recall": pct(stats["ev_match"], stats["ev_true"]), "ev_precision": pct(stats["ev_match"], stats["ev_got"]),
         "t_err_med_ms": float(np.median(te)), "t_err_p95_ms": float(np.percentile(te, 95)),
+        "t_cover_contact": pct(sum(stats["t_cover_contact"]), len(stats["t_cover_contact"])),
+        "t_cover_cushion": pct(sum(stats["t_cover_cushion"]), len(stats["t_cover_cushion"])),
         "rulings_same": pct(sum(stats["rulings"]), len(stats["rulings"])), "rulings_n": len(stats["rulings"]),
         "rulings_flagged": stats["rulings_flagged"], "rulings_wrong_silent": stats["rulings_wrong_silent"],
         "shots": stats["shots"],
     }
+    for name, left_view in (("in_view", False), ("left_view", True)):
+        got = [same for left, same in stats["rulings_view"] if left == left_view]
+        out[f"rulings_{name}"] = (pct(sum(got), len(got)), len(got))
     for _, _, name in GAP_BINS:
         got = stats["fc"].get(name, [])
         out[f"fc_{name}"] = tuple(sum(1 for g in got if g == what) for what in ("correct", "flagged", "wrong"))
@@ -321,17 +343,19 @@ def merge(stats_list) -> dict:
 
 def table(rows, detector: str) -> str:
     head = ("fps", "clips", "shots", "det rec%", "det prec%", "pos RMS", "id sw/shot", "seg err", "ev rec%",
-            "ev prec%", "t err ms med/p95") + tuple(f"1st {n} ok/flag/wrong" for _, _, n in GAP_BINS) + \
-        ("rulings same%", "flagged", "silent wrong")
+            "ev prec%", "t err ms med/p95", "within 2 t_err % contact/cushion") + tuple(f"1st {n} ok/flag/wrong" for _, _, n in GAP_BINS) + \
+        ("rulings same%", "flagged", "silent wrong", "cvr same% all in view / some out of view")
     lines = [f"vision accuracy, {detector} detector (positions mm, times ms; first contact: counts of shots)",
              " | ".join(head)]
     for fps, group, st in rows:
         s = summary(st)
         cells = [f"{fps}", group, f"{s['shots']}", f"{s['det_recall']:.2f}", f"{s['det_precision']:.2f}",
                  f"{s['pos_rms_mm']:.2f}", f"{s['id_switch_per_shot']:.3f}", f"{s['segmentation_errors']}",
-                 f"{s['ev_recall']:.1f}", f"{s['ev_precision']:.1f}", f"{s['t_err_med_ms']:.2f}/{s['t_err_p95_ms']:.2f}"]
+                 f"{s['ev_recall']:.1f}", f"{s['ev_precision']:.1f}", f"{s['t_err_med_ms']:.2f}/{s['t_err_p95_ms']:.2f}", f"{s['t_cover_contact']:.1f}/{s['t_cover_cushion']:.1f}"]
         cells += ["{}/{}/{}".format(*s[f"fc_{n}"]) for _, _, n in GAP_BINS]
         cells += [f"{s['rulings_same']:.1f} of {s['rulings_n']}", f"{s['rulings_flagged']}", f"{s['rulings_wrong_silent']}"]
+        iv, lv = s["rulings_in_view"], s["rulings_left_view"]
+        cells.append(f"{iv[0]:.1f} of {iv[1]} / {lv[0]:.1f} of {lv[1]}" if iv[1] + lv[1] else "-")
         lines.append(" | ".join(cells))
     return "\n".join(lines)
 

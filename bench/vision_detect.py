@@ -34,8 +34,10 @@ CAMERAS = {
 
 
 def setup(profile, clip, fps: float, seed: int, camera: str = "straight", blur_samples: int = 4, width: int = 1280,
-          height: int = 720):
-    """(renderer, detector) for a clip: the detector learns the empty board and the opening layout's colours."""
+          height: int = 720, colours: str = "layout"):
+    """(renderer, detector) for a clip: the detector learns the empty board; its piece colours are the
+    profile's nominal ones (``colours="appearance"``, refined online from confident detections) or, in
+    addition, measured where each class first lies still on view (``"layout"``)."""
     from calibration.plane import PlaneMap
     from sim.render import Renderer
     from sim.render_settings import RenderSettings, make_camera
@@ -49,6 +51,8 @@ def setup(profile, clip, fps: float, seed: int, camera: str = "straight", blur_s
     f0 = clip.frame(0, fps)
     empty = dataclasses.replace(f0, pieces=tuple(dataclasses.replace(p, visible=False) for p in f0.pieces), occluders=())
     det.learn_background([renderer.render(empty)])
+    if colours == "appearance":
+        return renderer, det
     # colours: each class once, where its pieces first lie still on view with no hand over the board
     from vision.detect_classical import _piece_class
 
@@ -175,9 +179,9 @@ def table(rows) -> str:
     return "\n".join(lines)
 
 
-def run_case(profile, ep, camera: str, every: int, fps: float, seed: int, stats) -> None:
+def run_case(profile, ep, camera: str, every: int, fps: float, seed: int, stats, colours: str = "layout") -> None:
     clip = ep.clip()
-    renderer, det = setup(profile, clip, fps, seed, camera)
+    renderer, det = setup(profile, clip, fps, seed, camera, colours=colours)
     for k in range(0, clip.n_frames(fps), every):
         fr = clip.frame(k, fps)
         img = renderer.render(fr, clip.states_at)
@@ -200,6 +204,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cameras", default="straight,tilted")
     ap.add_argument("--verbose", action="store_true", help="list misses, false detections and wrong classes")
+    ap.add_argument("--colours", choices=("layout", "appearance"), default="layout",
+                    help="piece colours measured on each clip (layout) or only the profile's, refined online")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     games = [("novuss", NOV, ("opening", "own-opponent-3ms", "touching", "bat-off", "two-pocketed")),
@@ -211,12 +217,13 @@ def main(argv=None) -> int:
             stats = new_stats()
             for name in (quick if args.quick else tuple(table_)):
                 ep = table_[name][0](profile, args.seed)
-                run_case(profile, ep, camera, args.every, 60.0, args.seed, stats)
+                run_case(profile, ep, camera, args.every, 60.0, args.seed, stats, args.colours)
             rows.append((f"{game} {camera}", stats))
             if args.verbose:
                 print(f"-- {game} {camera}: misses {stats['misses'][:20]}\n   false {stats['false'][:20]}\n"
                       f"   wrong {stats['wrong'][:20]}")
-    print("classical detector on rendered 1280x720 frames (every %d-th frame at 60 fps, seed %d)" % (args.every, args.seed))
+    print("classical detector on rendered 1280x720 frames (every %d-th frame at 60 fps, seed %d, colours: %s)"
+          % (args.every, args.seed, args.colours))
     print(table(rows))
     return 0
 

@@ -6,8 +6,9 @@ import datetime as _dt
 import json
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ class Calibration:
     intrinsics_source: str = "charuco"  # "charuco", "nominal", "file" or "known"
     intrinsics_rms_px: float | None = None
     created: str = ""
+    appearance: Any = None  # calibration.appearance.Appearance measured on this camera (optional)
 
     @property
     def game(self) -> str:
@@ -50,7 +52,21 @@ class Calibration:
 
     def with_fit(self, fit: PlaneFit, created: str | None = None) -> "Calibration":
         """The same lens and profile with a new plane (re-calibration after the board moved)."""
-        return Calibration.from_fit(self.profile, fit, self.intrinsics_source, self.intrinsics_rms_px, created)
+        return replace(Calibration.from_fit(self.profile, fit, self.intrinsics_source, self.intrinsics_rms_px, created),
+                       appearance=self.appearance)
+
+    def with_appearance(self, appearance) -> "Calibration":
+        """The same calibration with piece colours measured on this camera."""
+        return replace(self, appearance=appearance)
+
+    def piece_appearance(self):
+        """The piece colours a detector starts from: measured here, else (per class) the profile's; a
+        calibration file written before profiles had colours gets the game's shipped defaults."""
+        from .appearance import merged
+        from .profile import default_profile
+
+        nominal = self.profile.appearance or default_profile(self.game).appearance
+        return merged(self.appearance, nominal)
 
     def to_dict(self) -> dict:
         p = self.profile.to_dict()
@@ -58,7 +74,8 @@ class Calibration:
             "schema": SCHEMA,
             "game": self.game,
             "profile": {"name": p["name"], "defaults_unconfirmed": p["defaults_unconfirmed"],
-                        "geometry": p["geometry"], "markers": p["markers"]},
+                        "geometry": p["geometry"], "markers": p["markers"],
+                        **({"appearance": p["appearance"]} if "appearance" in p else {})},
             "image_size": list(self.plane.image_size),
             "camera_matrix": self.plane.camera_matrix.tolist(),
             "distortion": self.plane.distortion.tolist(),
@@ -68,6 +85,7 @@ class Calibration:
             "marker_ids": list(self.marker_ids),
             "intrinsics": {"source": self.intrinsics_source, "rms_px": self.intrinsics_rms_px},
             "created": self.created,
+            **({"appearance": self.appearance.to_dict()} if self.appearance is not None else {}),
         }
 
 
@@ -174,11 +192,19 @@ def load_calibration(path, expected_image_size=None) -> Calibration:
     except (CalibrationError, TypeError, ValueError) as exc:
         raise CalibrationError(f"{where}: {exc}") from None
     _check_board_in_view(plane, profile, where)
+    appearance = None
+    if data.get("appearance") is not None:
+        from .appearance import AppearanceError, appearance_from_dict
+
+        try:
+            appearance = appearance_from_dict(data["appearance"], profile.game, f"{where}: appearance", complete=False)
+        except AppearanceError as exc:
+            raise CalibrationError(str(exc)) from None
     return Calibration(profile, plane, _number(res.get("rms_mm"), "residuals.rms_mm", where),
                        _number(res.get("max_mm"), "residuals.max_mm", where),
                        _number(res.get("rms_px"), "residuals.rms_px", where), points, method, tuple(ids),
                        str(intr.get("source", "file")), _number(intr.get("rms_px"), "intrinsics.rms_px", where, True),
-                       str(data.get("created", "")))
+                       str(data.get("created", "")), appearance)
 
 
 def _check_board_in_view(plane: PlaneMap, profile: Profile, where: str) -> None:

@@ -47,16 +47,21 @@ class Profile:
     markers: Mapping[str, Any] = field(default_factory=dict)
     defaults_unconfirmed: bool = False
     source: str = ""
+    appearance: Any = None  # calibration.appearance.Appearance: nominal piece colours, or None
+
 
     def __getitem__(self, key: str) -> float:
         return self.geometry[key]
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "schema": SCHEMA, "game": self.game, "name": self.name,
             "defaults_unconfirmed": self.defaults_unconfirmed,
             "geometry": dict(self.geometry), "markers": _plain(self.markers),
         }
+        if self.appearance is not None:
+            out["appearance"] = self.appearance.to_dict()
+        return out
 
 
 def _plain(obj):
@@ -147,10 +152,18 @@ def _from_dict(data: Any, where: str) -> Profile:
         raise ProfileError(f"{where}: geometry must be an object")
     _check_geometry(game, geo, where)
     _check_markers(data.get("markers") or {}, where)
+    appearance = None
+    if data.get("appearance") is not None:
+        from .appearance import AppearanceError, appearance_from_dict
+
+        try:
+            appearance = appearance_from_dict(data["appearance"], game, f"{where}: appearance")
+        except AppearanceError as exc:
+            raise ProfileError(str(exc)) from None
     return Profile(
         game=game, name=str(data.get("name") or Path(where).stem), geometry=_freeze(geo),
         markers=_freeze(data.get("markers") or {}), defaults_unconfirmed=bool(data.get("defaults_unconfirmed")),
-        source=where,
+        source=where, appearance=appearance,
     )
 
 

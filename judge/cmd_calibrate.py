@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["register", "run", "read_frames"]
+__all__ = ["register", "run", "read_frames", "measure_pieces"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm", ".h264", ".mjpeg")
@@ -33,6 +33,10 @@ def register(subparsers) -> None:
     manual.add_argument("--points", help="manual fallback: 'u,v;u,v;u,v;u,v' image pixels of the 4 reference points "
                                      "(Novuss: surface corners SW, SE, NE, NW; Cvrnkana: the markers' centres by id)")
     p.add_argument("--max-frames", type=int, default=30, help="frames of a folder/video to try (default 30)")
+    p.add_argument("--pieces", help="also measure the piece colours on this image of the opening layout "
+                                    "(or of --state's layout); needs --background")
+    p.add_argument("--background", help="with --pieces: image of the empty board from the same camera")
+    p.add_argument("--state", help="with --pieces: game state file giving where the pieces stand (default: opening)")
     p.set_defaults(func=run)
 
 
@@ -183,6 +187,8 @@ def run(args) -> int:
                             f"or give --points")
         fit = best
     calibration = Calibration.from_fit(profile, fit, lens_source, lens_rms)
+    if args.pieces:
+        calibration = measure_pieces(calibration, args.pieces, args.background, args.state)
     save_calibration(calibration, out)
     print(f"wrote {out}: {profile.name}, {size[0]}x{size[1]}, {fit.method} "
           f"({', '.join(map(str, fit.marker_ids)) or '4 points'}), residual {fit.rms_mm:.2f} mm rms / "
@@ -197,3 +203,36 @@ def run(args) -> int:
         write_atomic(preview, lambda tmp: cv2.imwrite(tmp, overlay))
         print(f"wrote {preview}: check that the drawn lines lie on the table's lines")
     return 0
+
+
+def measure_pieces(calibration, pieces: str, background: str | None, state: str | None = None):
+    """The calibration with piece colours measured on ``pieces`` (an image of a known layout: the game's
+    opening, or the pieces of a game state file), against ``background`` (the empty board)."""
+    import rules
+    from calibration.appearance import AppearanceError, appearance_from_dict
+    from judge.cmd_live import read_background
+    from judge.errors import UserError
+    from judge.replay import layout_of, load_state
+    from vision.detect_classical import ClassicalDetector
+    from vision.types import VisionError
+
+    if not background:
+        raise UserError("--pieces needs --background EMPTY.png: a picture of the empty board from this camera")
+    size = calibration.plane.image_size
+    engine = rules.engine_for(calibration.game, calibration.profile.geometry)
+    layout = layout_of(load_state(engine, state) if state else engine.initial())
+    if not layout:
+        raise UserError(f"--pieces: the {calibration.game} opening has no piece on the field; give --state")
+    try:
+        frame = read_background(pieces, size)[0]
+        detector = ClassicalDetector(calibration.plane, calibration.profile)
+        detector.learn_background(read_background(background, size))
+        measured = appearance_from_dict(detector.measure_appearance(frame, layout), calibration.game,
+                                        f"--pieces {pieces}", complete=False)
+    except UserError as exc:
+        raise UserError(str(exc).replace("--background", "--pieces", 1) if pieces in str(exc) else str(exc)) from None
+    except (VisionError, AppearanceError) as exc:
+        raise UserError(f"--pieces {pieces}: {exc}") from None
+    print(f"piece colours measured on {pieces}: " + ", ".join(
+        f"{k} rgb({', '.join(f'{v:.0f}' for v in look.rgb)})" for k, look in measured.pieces.items()))
+    return calibration.with_appearance(measured)

@@ -81,9 +81,11 @@ def make_pipeline(calibration, fps: float, game: str, layout=None, on_error=None
 
     if not background:
         raise UserError("live judging needs --background EMPTY.png: a picture of the empty board from this camera")
-    detector = ClassicalDetector(calibration.plane, calibration.profile)
+    from .replay import assembler_for
+
+    detector = ClassicalDetector(calibration.plane, calibration.profile, appearance=calibration.piece_appearance())
     detector.learn_background(list(background))
-    vision = Pipeline(calibration.profile, detector=detector)
+    vision = Pipeline(calibration.profile, detector=detector, assembler=assembler_for(calibration.profile, detector))
     return VisionFeed(vision, game, layout or {}, on_error=on_error)
 
 

@@ -47,8 +47,8 @@ class VisionFeed:
         if not self._started:
             layout = {k: tuple(v) for k, v in self.layout.items()}
             detector = getattr(self.vision, "detector", None)
-            if layout and hasattr(detector, "learn_colours"):
-                detector.learn_colours(frame.image, layout)  # the pieces stand where the game state says
+            if layout and hasattr(detector, "expect"):
+                detector.expect(layout)  # the pieces stand where the game state says: their colours, measured
             self.vision.start(layout, frame.index, frame.t_s)
             self._started = True
         return self._parse(self.vision.feed_image(frame.image, frame.index, frame.t_s), frame.index)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import UserError
 
-__all__ = ["ReplayShot", "ReplayResult", "FrameLog", "Replay", "judge_video", "layout_of", "load_state"]
+__all__ = ["ReplayShot", "ReplayResult", "FrameLog", "Replay", "judge_video", "layout_of", "load_state", "start_options"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,9 +199,9 @@ class _VisionFeed:
     def feed(self, frame) -> list:
         if not self._started:
             detector = getattr(self.vision, "detector", None)
-            if self.layout and hasattr(detector, "learn_colours"):
-                detector.learn_colours(frame.image, self.layout)  # the pieces stand where the state says
-            self.vision.start(self.layout, frame.index, frame.t_s)
+            if self.layout and hasattr(detector, "expect"):
+                detector.expect(self.layout)  # the pieces stand where the state says: their colours, measured
+            self.vision.start(self.layout, frame.index, frame.t_s, **start_options(self.vision, self.replay.state))
             self._started = True
         if hasattr(self.vision, "player"):
             self.vision.player = getattr(self.replay.state, "to_move", None)
@@ -253,7 +253,9 @@ class _TimedSource:
 
 
 def make_vision(calibration, background: list):
-    """The classical detector on this calibration, taught the empty board, inside the vision pipeline."""
+    """The classical detector on this calibration, taught the empty board, inside the vision pipeline.
+    Its piece colours are the calibration's (``shotjudge calibrate --pieces``) or the profile's nominal
+    ones, refined from the first frame's known layout and then from every confident detection."""
     try:
         from vision.detect_classical import ClassicalDetector
         from vision.pipeline import Pipeline
@@ -261,9 +263,38 @@ def make_vision(calibration, background: list):
         raise UserError(f"replay needs the vision pipeline, which this build lacks ({exc})") from None
     if not background:
         raise UserError("replay needs --background EMPTY.png: a picture of the empty board from this camera")
-    detector = ClassicalDetector(calibration.plane, calibration.profile)
+    detector = ClassicalDetector(calibration.plane, calibration.profile, appearance=calibration.piece_appearance())
     detector.learn_background(list(background))
-    return Pipeline(calibration.profile, detector=detector)
+    return Pipeline(calibration.profile, detector=detector, assembler=assembler_for(calibration.profile, detector))
+
+
+def assembler_for(profile, detector):
+    """The shot assembler told the detector's position error (a still piece's repeated fit would make it
+    look far smaller, and contact times falsely sure)."""
+    from vision.board import Surface
+    from vision.events import EventExtractor
+    from vision.shot import ShotAssembler
+
+    sigma = getattr(detector, "position_sigma_mm", None)
+    return ShotAssembler(profile, EventExtractor(Surface.from_profile(profile), sigma_mm=sigma))
+
+
+def start_options(vision, state) -> dict:
+    """What the game state tells vision beyond the pieces in view (Cvrnkaná): the marbles that may still
+    come into play (behind the start lines), so a marble rolling in never takes the id of one in the pit.
+    Pieces on the field but outside the camera's view are passed to ``vision.off_view``."""
+    d = state.to_dict() if hasattr(state, "to_dict") else {}
+    if d.get("game") != "cvrnkana" or not hasattr(vision, "off_view"):
+        return {}
+    behind = sorted(d.get("behind") or (), key=lambda m: (m[0], int(m[1:])))
+    profile = getattr(vision, "profile", None)
+    if profile is not None:
+        hw, hh = float(profile["view_half_width_mm"]), float(profile["view_half_height_mm"])
+        out = {k: tuple(v) for k, v in (d.get("field") or {}).items()
+               if v is not None and not (abs(v[0]) <= hw and abs(v[1]) <= hh)}
+        if out:
+            vision.off_view(out, behind or None)
+    return {"spares": behind}
 
 
 def judge_video(video: str | Path, game: str, calibration: str | Path, *, background=None, state: str | Path | None = None,

@@ -112,13 +112,41 @@ def test_refuses_frames_before_learning_and_of_the_wrong_size(novuss_touching):
     img = renderer.render(clip.frame(0, 60.0))
     with pytest.raises(VisionError, match="empty-board"):
         fresh.detect(img)
-    fresh.learn_background([img])
-    with pytest.raises(VisionError, match="colours"):
-        fresh.detect(img)
+    bare = ClassicalDetector(det.plane, dataclasses.replace(profile, appearance=None))
+    bare.learn_background([img])
+    with pytest.raises(VisionError, match="colours"):  # no appearance in the profile and nothing learnt
+        bare.detect(img)
     with pytest.raises(VisionError, match="1280x720"):
         det.detect(img[:, :640])
     empty = dataclasses.replace(clip.frame(0, 60.0), pieces=(), occluders=())
-    fresh.expect({"A1": (0.0, 150.0)})
+    bare.expect({"A1": (0.0, 150.0)})
+    bare.learn_background([renderer.render(empty)])
+    got = bare.detect(img)  # learns A's colour from the layout on this frame, then finds A1 and A2
+    assert sum(1 for d in got.pieces() if d.owner == "A") >= 2 and all(d.owner == "A" for d in got.pieces())
+
+
+def test_bat_never_in_a_layout_is_named_from_the_profile_colours(novuss_touching):
+    """Piece colours are calibration data: with only the profile's nominal colours (no layout learnt), the
+    bat a hand puts down is named the bat, every pawn by its owner, nothing else reported as a piece."""
+    from vision.detect_classical import ClassicalDetector
+
+    profile, clip, renderer, det = novuss_touching
+    fresh = ClassicalDetector(det.plane, profile)
+    empty = dataclasses.replace(clip.frame(0, 60.0), pieces=(), occluders=())
     fresh.learn_background([renderer.render(empty)])
-    got = fresh.detect(img)  # learns A's colour from the layout on this frame, then finds A1 and A2
-    assert sum(1 for d in got.pieces() if d.owner == "A") >= 2
+    stats = new_stats()
+    bats = 0
+    for k in range(0, clip.n_frames(60.0), 9):
+        frame = clip.frame(k, 60.0)
+        dets = fresh.detect(renderer.render(frame, clip.states_at), k, frame.t_s)
+        score_frame(renderer, frame, dets, stats)
+        bats += sum(1 for d in dets.pieces() if d.kind == "bat")
+    assert stats["away_hit"] == stats["away_true"] and stats["false"] == [] and stats["wrong_class"] == 0
+    assert bats >= 3
+    assert fresh.colour_source[("bat", None)] == "online"  # refined from its own confident sightings
+    measured = fresh.measure_appearance(renderer.render(clip.frame(0, 60.0)), {
+        p.id: (p.x_mm, p.y_mm) for p in clip.frame(0, 60.0).pieces if p.visible})
+    from calibration.appearance import appearance_from_dict
+
+    got = appearance_from_dict(measured, "novuss", complete=False)
+    assert got.source == "measured" and {"pawn_A", "pawn_B"} <= set(got.pieces)

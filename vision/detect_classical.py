@@ -1,8 +1,9 @@
 """Classical detector: empty-board difference on a coarse image, then a sub-pixel rim fit per piece.
 
-    det = ClassicalDetector(plane, profile)          # plane: calibration.plane.PlaneMap
+    det = ClassicalDetector(plane, profile, appearance)  # plane: calibration.plane.PlaneMap; appearance:
+                                                        # calibration.appearance (default: the profile's)
     det.learn_background(empty_images)              # frames of the empty board (median)
-    det.learn_colours(image, layout)                # or det.expect(layout): learn on the next frame
+    det.expect(layout)                              # optional: measure colours of a known layout next frame
     dets = det.detect(image, frame, t_s)            # -> vision.types.Detections (board mm)
 
 Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
@@ -14,8 +15,11 @@ Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
 3. *Rim fit* (:mod:`vision.rim`): every seed's outline is sampled along rays in one remap and fitted with
    the exact outline a piece of known radius and height casts in this camera, robustly (a touching
    neighbour's rim is an outlier), giving the base centre in board mm (parallax of the height removed).
-4. *Classes*: the top face's chromaticity and brightness against the board, nearest of the prototypes learnt
-   from a known layout (own/opponent pawns, bat, each player's marbles). A fit whose colour matches no
+4. *Classes*: the top face's chromaticity and brightness against the board, nearest of the class prototypes
+   (own/opponent pawns, bat, each player's marbles). They start from the piece colours of the calibration or
+   profile (white-balanced by the board seen here), are measured on a known layout when given one, and
+   follow each class's confident, sharp detections online, so a class never in a layout (the Novuss bat)
+   is named from its nominal colour and then by its own. A marble down in the pit is not reported. A fit whose colour matches no
    prototype, or whose outline is not a circle of the piece's size, is not a piece; what of its blob no
    piece explains is an occluder.
 5. *Still blobs keep their fit*: a blob whose box and pixels are unchanged (within the noise) since it was
@@ -58,11 +62,13 @@ def _piece_class(game: str, piece: str) -> tuple[str, str | None]:
 class ClassicalDetector:
     """Settings in ``__init__``; ``detect(image, frame, t_s) -> Detections``."""
 
-    def __init__(self, plane, profile, scale: int = 4, diff_threshold: float = 22.0, max_discs: float = 12.0,
-                 margin_mm: float = 25.0, colour_tolerance: float = 0.09, min_rays: float = 0.55,
-                 max_rms_mm: float = 1.6, refresh_rows: int = 24, refresh_rate: float = 0.05,
-                 still_threshold: int = 10):
+    def __init__(self, plane, profile, appearance=None, scale: int = 4, diff_threshold: float = 22.0,
+                 max_discs: float = 12.0, margin_mm: float = 25.0, colour_tolerance: float = 0.09,
+                 min_rays: float = 0.55, max_rms_mm: float = 1.6, refresh_rows: int = 24, refresh_rate: float = 0.05,
+                 still_threshold: int = 10, adapt_rate: float = 0.1, adapt_after: int = 3):
         self.plane, self.profile = plane, profile
+        self.appearance = appearance if appearance is not None else getattr(profile, "appearance", None)
+        self.adapt_rate, self.adapt_after = float(adapt_rate), int(adapt_after)
         self.game = profile.game
         self.surface = Surface.from_profile(profile)
         self.parallax = Parallax.from_plane(plane)
@@ -79,6 +85,10 @@ class ClassicalDetector:
         self._bg_acc: np.ndarray | None = None
         self._band = 0
         self.prototypes: dict[tuple[str, str | None], np.ndarray] = {}
+        self.tolerance: dict[tuple[str, str | None], float] = {}  # colour distance accepted per class
+        self.colour_source: dict[tuple[str, str | None], str] = {}  # "appearance", "layout" or "online"
+        self._confident: dict[tuple[str, str | None], int] = {}  # confident detections seen per class
+        self.board_bgr: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
         self.timings: dict[str, float] = {}
         self.still_threshold = int(still_threshold)
@@ -118,6 +128,10 @@ class ClassicalDetector:
         self._mask = inside.reshape(ch, cw).astype(np.uint8) * 255
         mid = self.plane.to_board_mm([[0.5 * (x0 + x1), 0.5 * (y0 + y1)]])[0]
         self._mm2_per_cpx = float((self.plane.mm_per_px([mid])[0] * q) ** 2)
+        # 1-sigma error of a centre per axis: about a third of a pixel (bench/vision_detect.py, sharp pieces).
+        # Errors of one piece at rest repeat from frame to frame (pixel grid, texture; a still blob keeps its
+        # fit), so its scatter understates them: the event solver is to be told this figure.
+        self.position_sigma_mm = float(0.35 * self.plane.mm_per_px([mid])[0])
         # board area each coarse pixel covers (the lens and the tilt change it across the view)
         grid = mm.reshape(ch, cw, 2)
         gx = np.gradient(grid, axis=1)
@@ -147,6 +161,30 @@ class ClassicalDetector:
         self.background = bg
         self._bg_acc = bg.astype(np.float32)
         self._bg_coarse = self._shrink(bg)
+        self.board_bgr = np.median(self._bg_coarse[self._mask > 0].reshape(-1, 3).astype(np.float32), axis=0)
+        self._from_appearance()
+
+    def _learned_tolerance(self, cls) -> float:
+        # marbles of one player differ among themselves (one colour family, each its own swirl): wider
+        return self.colour_tolerance * (2.8 if cls[0] == "marble" else 1.0)
+
+    def _from_appearance(self) -> None:
+        """Prototypes of the classes not yet measured on this camera, from the calibration's or profile's
+        piece colours, white-balanced by the board seen here against the board they were given with."""
+        looks = _looks(self.appearance, self.game)
+        if looks is None:
+            return
+        board_bgr, pieces = looks
+        gain = self.board_bgr / np.maximum(board_bgr, 1.0)
+        board_sum = float(self.board_bgr.sum()) + 3.0
+        for cls, (bgr, spread) in pieces.items():
+            if self.colour_source.get(cls, "appearance") != "appearance":
+                continue
+            seen = np.minimum(bgr * gain, 255.0)
+            total = float(seen.sum()) + 3.0
+            self.prototypes[cls] = np.array([*(seen / total), math.log(total / board_sum)])
+            self.tolerance[cls] = float(spread)
+            self.colour_source[cls] = "appearance"
 
     def expect(self, layout: Mapping[str, tuple[float, float]]) -> None:
         """The pieces on the surface now (from the game state): their colours are learnt on the next frame."""
@@ -170,23 +208,55 @@ class ClassicalDetector:
                                  kind != "marble"))
         fits = self.rim.fit(image, self.background, seeds)
         samples: dict[tuple[str, str | None], list[np.ndarray]] = {}
+        known = list(self.prototypes)
         for p, fit in zip(ids, fits):
-            if fit is not None:
-                samples.setdefault(_piece_class(self.game, p), []).append(fit.colour)
+            if fit is None:
+                continue
+            cls = _piece_class(self.game, p)
+            if cls in known and len(known) > 1:  # a piece not where the layout says shows another class's colour
+                d = _distance(fit.colour[None, :], np.stack([self.prototypes[k] for k in known]))
+                if known[int(np.argmin(d))] != cls:
+                    continue
+            samples.setdefault(cls, []).append(fit.colour)
         if not samples:
             raise VisionError("classical detector: none of the layout's pieces is visible where the layout says")
-        self.prototypes.update({k: np.median(np.stack(v), axis=0) for k, v in samples.items()})
+        for k, v in samples.items():
+            self.prototypes[k] = np.median(np.stack(v), axis=0)
+            self.tolerance[k] = self._learned_tolerance(k)
+            self.colour_source[k] = "layout"
+        self._samples = samples
+
+    def measure_appearance(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> dict:
+        """Piece colours measured on a frame of a known layout, in the calibration file's ``appearance``
+        form (``calibration.appearance``): per class seen the median top-face colour and its spread, and
+        the board colour they were seen against. The detector uses them from now on."""
+        self.learn_colours(image, layout)
+        board_sum = float(self.board_bgr.sum()) + 3.0
+        pieces = {}
+        for cls, v in self._samples.items():
+            c = self.prototypes[cls]
+            total = math.exp(float(c[3])) * board_sum
+            bgr = np.clip(c[:3] * total, 0.0, 255.0)
+            dev = [_distance(x, c) for x in v]
+            spread = max(self._learned_tolerance(cls), 3.0 * float(np.median(dev)) if dev else 0.0)
+            pieces[_class_name(cls)] = {"rgb": [round(float(x), 1) for x in bgr[::-1]], "spread": round(min(spread, 1.0), 4)}
+        return {"board_rgb": [round(float(x), 1) for x in self.board_bgr[::-1]], "pieces": pieces, "source": "measured"}
 
     # ------------------------------------------------------------------ the one method
     def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
         if self.background is None:
             raise VisionError("classical detector: no empty-board image yet (call learn_background first)")
         self._check(image)
+        if self._expected is not None:  # the pieces stand where the game state says: measure their colours
+            layout, self._expected = self._expected, None
+            try:
+                self.learn_colours(image, layout)
+            except VisionError:
+                if not self.prototypes:
+                    raise
         if not self.prototypes:
-            if self._expected is None:
-                raise VisionError("classical detector: no piece colours yet (call learn_colours or expect(layout))")
-            self.learn_colours(image, self._expected)
-            self._expected = None
+            raise VisionError("classical detector: no piece colours (the profile has no appearance section; "
+                              "call learn_colours or expect(layout))")
         clock = time.perf_counter
         t0 = clock()
         coarse = self._shrink(image)
@@ -249,7 +319,10 @@ class ClassicalDetector:
         left = self._leftovers(labels, blobs, pieces, frame, t_s)
         for i, (x, y, w, h, _, _) in blobs.items():
             found = [d for d, blob in pieces if blob == i] + left.get(i, [])
-            cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), found, (x, y, w, h))
+            # a fit that slid from this blob's seed onto a piece beside it is reported now, but is not this
+            # blob's to keep: cached, it would outlive that piece's leaving (a pawn knocked out of a row)
+            own = [d for d in found if self._within(d, (x, y, w, h))]
+            cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), own, (x, y, w, h))
             items.extend(found)
         self._cache = cache
         t4 = clock()
@@ -289,6 +362,16 @@ class ClassicalDetector:
         full = ce[1:] + (xa, ya)
         return (((full + 0.5 - (x0, y0)) / q) - 0.5).astype(np.float32)
 
+    def _within(self, det: Detection, box, margin: float = 1.0) -> bool:
+        """Whether a detection's seen centre lies inside a blob's box (coarse px, give or take ``margin``)."""
+        if det.centre_px is None:
+            return True
+        x, y, w, h = box
+        q = self.scale
+        u = (det.centre_px[0] - self.roi[0] + 0.5) / q - 0.5
+        v = (det.centre_px[1] - self.roi[1] + 0.5) / q - 0.5
+        return x - margin <= u <= x + w - 1 + margin and y - margin <= v <= y + h - 1 + margin
+
     def _cached(self, box, coarse: np.ndarray):
         """The last fit of this blob if nothing in it moved since it was measured: a cached blob whose box is
         within a pixel of this one (a soft shadow's edge flickers across the threshold) and whose pixels are
@@ -302,16 +385,35 @@ class ClassicalDetector:
         return None
 
     # ------------------------------------------------------------------ pieces
-    def _classify(self, colours: np.ndarray) -> list[tuple[str, str | None] | None]:
+    def _classify(self, colours: np.ndarray, confident: list | None = None) -> list[tuple[str, str | None] | None]:
+        """Nearest class prototype within that class's tolerance, and clearly nearer than the next class;
+        ``confident`` (if given) gets per colour whether the match is close enough to learn from."""
         classes = list(self.prototypes)
         protos = np.stack([self.prototypes[c] for c in classes])
-        d = np.abs(colours[:, None, :3] - protos[None, :, :3]).sum(-1) + 0.15 * np.abs(colours[:, None, 3] - protos[None, :, 3])
+        d = _distance(colours[:, None, :], protos[None, :, :])
         best = np.argmin(d, axis=1)
-        # marbles of one player differ among themselves (one colour family, each its own swirl): wider
-        # tolerance, but the nearest family must be clearly nearer than the other
-        tol = [self.colour_tolerance * (2.8 if classes[b][0] == "marble" else 1.0) for b in best]
+        tol = [self.tolerance.get(classes[b], self._learned_tolerance(classes[b])) for b in best]
         second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
+        if confident is not None:
+            confident[:] = [bool(d[j, b] <= 0.6 * tol[j] and d[j, b] < 0.35 * second[j]) for j, b in enumerate(best)]
         return [classes[b] if d[j, b] <= tol[j] and d[j, b] < 0.6 * second[j] else None for j, b in enumerate(best)]
+
+    def _adapt(self, samples: dict) -> None:
+        """Move each class's prototype towards the colours of this frame's confident, sharp detections of
+        it; a class known only from nominal colours takes the measured tolerance once seen often enough
+        (a bat first put down by hand is named from the nominal colour, then by its own)."""
+        for cls, cols in samples.items():
+            if self.adapt_rate <= 0 or cls not in self.prototypes:
+                continue
+            mean = np.median(np.stack(cols), axis=0)
+            seen = self._confident.get(cls, 0)
+            # the first sightings weigh as much as the nominal colour did; later ones slowly track the light
+            rate = max(self.adapt_rate, len(cols) / (seen + len(cols) + 1.0)) if seen < self.adapt_after else self.adapt_rate
+            self.prototypes[cls] = self.prototypes[cls] + rate * (mean - self.prototypes[cls])
+            n = self._confident[cls] = seen + len(cols)
+            if self.colour_source.get(cls) == "appearance" and n >= self.adapt_after:
+                self.tolerance[cls] = max(self._learned_tolerance(cls), 0.5 * self.tolerance[cls])
+                self.colour_source[cls] = "online"
 
     def _seed(self, seen, kind: str) -> RimSeed:
         return RimSeed((float(seen[0]), float(seen[1])), self.surface.radius(kind), self.top_z[kind], kind != "marble")
@@ -323,9 +425,13 @@ class ClassicalDetector:
         fits = self.rim.fit(image, self.background, [self._seed(s, self.default_kind) for s in seen])
         good = [j for j, f in enumerate(fits) if f is not None]
         classes: list = [None] * len(fits)
+        sure: list = [False] * len(fits)
         if good:
-            for j, cls in zip(good, self._classify(np.stack([fits[j].colour for j in good]))):
+            flags: list = []
+            for j, cls in zip(good, self._classify(np.stack([fits[j].colour for j in good]), flags)):
                 classes[j] = cls
+            for j, flag in zip(good, flags):
+                sure[j] = flag
         # fit again from the first fit's centre where the seed was far off (the colour ring was then partly
         # off the piece) or the piece is of another kind than assumed (a bat: its own radius and height)
         r0 = self.surface.radius(self.default_kind)
@@ -336,13 +442,18 @@ class ClassicalDetector:
             again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kd) for j, kd in zip(redo, kinds)])
             ok = [(j, f) for j, f in zip(redo, again) if f is not None]
             if ok:
-                for (j, f), cls in zip(ok, self._classify(np.stack([f.colour for _, f in ok]))):
+                flags = []
+                for (j, f), cls in zip(ok, self._classify(np.stack([f.colour for _, f in ok]), flags)):
                     fits[j], classes[j] = f, cls or classes[j]  # blur mixes the board into the colour
+                for (j, _), flag in zip(ok, flags):
+                    sure[j] = flag
         accepted = []
         for j, (fit, cls) in enumerate(zip(fits, classes)):
             if fit is None or cls is None:
                 continue
             r = self.surface.radius(cls[0])
+            if self._sunk(fit.centre_mm, r):
+                continue
             if fit.rays < self.min_rays or not -0.25 * r < fit.bias_mm < 0.9 * r:
                 continue
             # a sharp disc; or one smeared by its motion during the exposure, whose outline is a stadium: a disc
@@ -352,6 +463,12 @@ class ClassicalDetector:
             accepted.append(j)
         if not accepted:
             return []
+        learn: dict = {}
+        for j in accepted:
+            fit, r = fits[j], self.surface.radius(classes[j][0])
+            if sure[j] and fit.rays >= 0.7 and fit.rms_mm <= 0.5 * self.max_rms_mm and abs(fit.bias_mm) <= 0.15 * r:
+                learn.setdefault(classes[j], []).append(fit.colour)
+        self._adapt(learn)
         px = self.plane.to_image_px(np.array([fits[j].seen_mm for j in accepted]))
         found: list[tuple[Detection, int, float]] = []
         for j, (u, v) in zip(accepted, px):
@@ -366,6 +483,12 @@ class ClassicalDetector:
             if all(math.dist(det.centre_mm, k.centre_mm) > 1.2 * min(det.radius_mm, k.radius_mm) for k, _ in kept):
                 kept.append((det, blob))
         return kept
+
+    def _sunk(self, centre_mm, radius_mm: float) -> bool:
+        """A marble over the pit by more than half its radius has fallen in: it is no longer on the field
+        (the camera still sees it down there), so it is not reported. (Novuss pockets: a pawn in a pocket
+        drops out of sight below the board, and the tracker reads the pocket from its last track.)"""
+        return self.surface.in_pit(centre_mm, -0.5 * radius_mm)
 
     def _unexplained(self, labels, i, box, dets, pad_mm: float = 6.0) -> np.ndarray:
         """The blob's pixels farther from every piece found in it than its radius and shadow."""
@@ -454,6 +577,37 @@ class ClassicalDetector:
         cw = (x1 - x0) // q
         self._bg_coarse[band // q:(b - y0) // q] = cv2.resize(self.background[a:b, x0:x1], (cw, (b - a) // q),
                                                             interpolation=cv2.INTER_LINEAR)
+
+
+def _distance(colour: np.ndarray, proto: np.ndarray) -> np.ndarray:
+    """Colour distance: chromaticity (L1 of the B, G, R shares) plus 0.15 x |log brightness difference|."""
+    colour, proto = np.asarray(colour), np.asarray(proto)
+    return np.abs(colour[..., :3] - proto[..., :3]).sum(-1) + 0.15 * np.abs(colour[..., 3] - proto[..., 3])
+
+
+_CLASSES = {"pawn_A": ("pawn", "A"), "pawn_B": ("pawn", "B"), "bat": ("bat", None), "marble_A": ("marble", "A"),
+            "marble_B": ("marble", "B")}
+
+
+def _class_name(cls: tuple[str, str | None]) -> str:
+    return cls[0] if cls[1] is None else f"{cls[0]}_{cls[1]}"
+
+
+def _looks(appearance, game: str):
+    """(board BGR, {class: (piece BGR, spread)}) from a ``calibration.appearance.Appearance`` or its JSON
+    form; None when there is none."""
+    if appearance is None:
+        return None
+    if isinstance(appearance, Mapping):
+        board = appearance["board_rgb"]
+        items = [(k, v["rgb"], v["spread"]) for k, v in appearance["pieces"].items()]
+    else:
+        board = appearance.board_rgb
+        items = [(k, v.rgb, v.spread) for k, v in appearance.pieces.items()]
+    kinds = {"novuss": ("pawn", "bat"), "cvrnkana": ("marble",)}[game]
+    pieces = {_CLASSES[k]: (np.asarray(rgb, np.float32)[::-1], float(spread)) for k, rgb, spread in items
+              if k in _CLASSES and _CLASSES[k][0] in kinds}
+    return np.asarray(board, np.float32)[::-1], pieces
 
 
 def _restamp(det: Detection, frame: int, t_s: float) -> Detection:
