@@ -137,8 +137,11 @@ def test_bad_options_are_one_line_errors(clip, change, message, capsys):
 
 
 def test_replay_with_vision_reproduces_the_ground_truth(tmp_path):
-    """The real pipeline (classical detector, tracking, events) on a filmed shot: the same ruling."""
-    demo = filmed_scenario(tmp_path, "novuss", "opponent-first", seed=1, fps=60.0, size=(960, 540))
+    """The real pipeline (classical detector, tracking, events) on a filmed shot: the same ruling.
+
+    At the resolution the targets are set for (1280x720): at 960x540 the H.264 colour subsampling moves
+    the rims by ~0.7 mm and the 3 ms gap is (honestly) flagged for review instead."""
+    demo = filmed_scenario(tmp_path, "novuss", "opponent-first", seed=1, fps=60.0, size=(1280, 720))
     result = replay_mod.judge_video(tmp_path / "video.mp4", "novuss", tmp_path / "calibration.json",
                                     background=str(tmp_path / "empty-board.png"), state=tmp_path / "start-state.json")
     assert result.error is None and result.frames == len(read_video_frames(tmp_path / "video.mp4"))
