@@ -121,7 +121,7 @@ def judge_demo_game(demo: DemoGame, out_dir: Path, lang: str, progress=None):
     return result, doc
 
 
-def run_demo(out: str | Path, *, fps: float = 30.0, size: tuple[int, int] = (960, 540), games=GAMES, lang: str = "en",
+def run_demo(out: str | Path, *, fps: float = 60.0, size: tuple[int, int] = (960, 540), games=GAMES, lang: str = "en",
              max_shots: int | None = None, console=None, progress: Callable[[str], Any] | None = None) -> dict:
     """Simulate, film and judge each game; print the calls against the ground truth. Returns a summary:
     per game the number of shots simulated and judged, how many rulings match, the review flags, timings."""
