@@ -2,7 +2,10 @@
 
 Novuss: for every own light pawn and every pocket, the ghost-ball point (where the bat's centre must be
 at contact to send the pawn at the pocket) is aimed at from spots along the own striking zone; the
-clearest, straightest shot wins, struck hard enough to carry the pawn in. Cvrnkaná: opening flicks from
+clearest, straightest shot wins, struck hard enough to carry the pawn in. With nothing to pot it
+strikes the nearest own light pawn straight, or, when all its pawns are dark, banks the bat off the
+opposite cushion onto one (a ricochet may hit a dark pawn). The bat always goes on a free spot of the
+zone: the nearest one when the wanted spot is taken. Cvrnkaná: opening flicks from
 the start line, then the own marble nearest the pit is flicked at it with the speed to stop there.
 Between shots the session referees the record and carries out the ruling, so the game follows the rules.
 """
@@ -16,6 +19,7 @@ from rules.novuss import Novuss
 from .physics_cvrnkana import G_MM_S2, start_lines_mm
 from .physics_novuss import G_MM_S2 as G_NOVUSS
 from .physics_novuss import NovussPhysics
+from .placement import nearest_free_spot
 from .session import CvrnkanaSession, NovussSession
 
 __all__ = ["NovussPolicy", "CvrnkanaPolicy", "play_novuss_set", "play_cvrnkana_game"]
@@ -68,12 +72,8 @@ class NovussPolicy:
                     score = cut + 0.02 * (d_bg + d_pp)
                     if best is None or score < best[0]:
                         best = (score, bat, w, d_bg, d_pp, cut)
-        if best is None:  # nothing pottable: hit the nearest own pawn straight
-            own = [p for k, p in pawns.items() if k[0] == player] or list(pawns.values())
-            bat = (0.0, bat_y)
-            p = min(own, key=lambda q: math.hypot(q[0], q[1] - bat_y))
-            d = math.hypot(p[0], p[1] - bat_y)
-            return bat, ((p[0]) / d * 3000.0, (p[1] - bat_y) / d * 3000.0)
+        if best is None:
+            return self._fallback(pawns, player)
         _, bat, w, d_bg, d_pp, cut = best
         v_pawn = math.sqrt(2 * self.decel * d_pp) * 1.3 + 300.0
         v_hit = v_pawn / (1.19 * max(math.cos(math.radians(cut)), 0.3))
@@ -81,6 +81,56 @@ class NovussPolicy:
         speed *= 1 + self.rng.gauss(0, self.speed_noise)
         a = math.atan2(w[1], w[0]) + math.radians(self.rng.gauss(0, self.aim_noise_deg))
         return bat, (speed * math.cos(a), speed * math.sin(a))
+
+    def bat_spot(self, pawns: dict, player: str, want: tuple[float, float]) -> tuple[float, float]:
+        """The free spot of the zone nearest ``want`` (the whole bat inside the zone, 2 mm clear of
+        every pawn)."""
+        x0, x1, y0, y1 = self.rules.zone_rect(player)
+        rb = self.r_bat
+        spot = nearest_free_spot(want, rb, [(q, self.r_pawn) for q in pawns.values()],
+                                 (x0 + rb, x1 - rb, y0 + rb, y1 - rb), clearance_mm=2.0)
+        if spot is None:
+            raise RuntimeError(f"no free spot for the bat in {player}'s striking zone")
+        return spot
+
+    def _fallback(self, pawns: dict, player: str):
+        """Nothing to pot: strike the nearest own light pawn straight from a free spot (a clear path
+        preferred); all own pawns dark: bank the bat off the opposite cushion onto the nearest one."""
+        x0, x1, y0, y1 = self.rules.zone_rect(player)
+        bat_y = (y0 + y1) / 2
+        own = {k: p for k, p in pawns.items() if k[0] == player} or dict(pawns)
+        light = {k: p for k, p in own.items() if not self.rules.is_dark(p, player)}
+        if light:
+            spots = {self.bat_spot(pawns, player, (x0 + 30 + i * (x1 - x0 - 60) / 12, bat_y)) for i in range(13)}
+            reach = self.r_bat + self.r_pawn
+            options = []
+            for k, p in sorted(light.items()):
+                for bat in sorted(spots):
+                    d = math.hypot(p[0] - bat[0], p[1] - bat[1])
+                    blocked = any(_seg_dist(q, bat, p) < reach + 1 for j, q in pawns.items() if j != k)
+                    options.append((blocked, d, bat, p))
+            blocked, d, bat, p = min(options)
+            u = ((p[0] - bat[0]) / d, (p[1] - bat[1]) / d)
+            return bat, (u[0] * 3000.0, u[1] * 3000.0)
+        h = self.g["surface_mm"] / 2
+        wall = (h - self.r_bat) * (1 if player == "A" else -1)  # the bat centre's line at the far cushion
+        reach = self.r_bat + self.r_pawn
+        spots = {self.bat_spot(pawns, player, (x0 + 30 + i * (x1 - x0 - 60) / 12, bat_y)) for i in range(13)}
+        options = []
+        for k, p in sorted(own.items()):
+            mirror = (p[0], 2 * wall - p[1])
+            for bat in sorted(spots):
+                f = (wall - bat[1]) / (mirror[1] - bat[1])
+                bounce = (bat[0] + f * (mirror[0] - bat[0]), wall)
+                blocked = any(_seg_dist(q, bat, bounce) < reach + 1 for q in pawns.values()) or \
+                    any(_seg_dist(q, bounce, p) < reach + 1 for j, q in pawns.items() if j != k)
+                options.append((blocked, math.dist(bat, mirror), bat, p, mirror, bounce))
+        blocked, d, bat, p, mirror, bounce = min(options)
+        d1 = math.dist(bat, bounce)
+        keep = NovussPhysics().restitution_cushion
+        v_in = math.sqrt(2 * self.decel * (d - d1) + 800.0 ** 2) / keep
+        speed = min(5000.0, math.sqrt(v_in ** 2 + 2 * self.decel * d1))
+        return bat, ((mirror[0] - bat[0]) / d * speed, (mirror[1] - bat[1]) / d * speed)
 
 
 def play_novuss_set(profile, seed: int, max_shots: int = 300, session: NovussSession | None = None) -> NovussSession:

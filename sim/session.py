@@ -4,9 +4,12 @@ A session owns one table (or field), one :class:`~sim.frames.ClipRecorder` and, 
 imported, the rule engine. Each shot becomes a shot record (validated by ``rules.record.parse_record``)
 that is refereed at once; the ruling's actions (penalty pawns, returns, marbles back to the line) are
 then carried out on the physical pieces by a hand, so the next shot starts where the rules say.
+A hand never puts a piece on top of another: the bat is refused on a taken spot, and a piece whose
+ruled spot is taken goes to the nearest free one (see :meth:`NovussSession.carry_out`).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -16,6 +19,7 @@ from rules.record import parse_record
 from .frames import ClipRecorder, OccluderTrack
 from .physics_cvrnkana import CvrnkanaPhysics, Field, marble_pieces, rest_spot
 from .physics_novuss import NovussPhysics, NovussTable, novuss_pieces
+from .placement import nearest_free_spot, overlapping
 from .world import ShotResult
 
 __all__ = ["SimShot", "NovussSession", "CvrnkanaSession", "Episode", "PremiseError", "check", "to_record"]
@@ -117,8 +121,20 @@ class NovussSession(_Session):
     def _outside(self, player: str, x: float) -> tuple[float, float]:
         return (x, -(self.half + 150.0) if player == "A" else self.half + 150.0)
 
+    def _radius(self, piece: str) -> float:
+        return self.geometry["bat_diameter_mm" if piece == "bat" else "pawn_diameter_mm"] / 2
+
+    def _others(self, piece: str) -> tuple[list[str], list[tuple[tuple[float, float], float]]]:
+        ids = sorted(k for k in self.table.on_board if k != piece)
+        return ids, [(self.table.on_board[k], self._radius(k)) for k in ids]
+
     def place_bat(self, xy: tuple[float, float], player: str) -> None:
-        """A hand carries the bat to ``xy`` (from where it lies, or from off the board)."""
+        """A hand carries the bat to ``xy`` (from where it lies, or from off the board). A spot that
+        overlaps a pawn is refused (ValueError): choosing a free one is the player's job."""
+        ids, others = self._others("bat")
+        hit = overlapping(xy, self._radius("bat"), others)
+        if hit:
+            raise ValueError(f"bat at ({xy[0]:.1f}, {xy[1]:.1f}) mm would overlap {', '.join(ids[i] for i in hit)}")
         t = self.rec.t_last_s + 0.1
         direction = math.pi / 2 if player == "A" else -math.pi / 2
         x0, y0, _, ang, vis = self.rec.state("bat")
@@ -160,20 +176,53 @@ class NovussSession(_Session):
             self.carry_out(ruling, player)
         return shot
 
+    def lift_bat(self, player: str) -> None:
+        """A hand picks the bat up where it lies and takes it off the board (it comes back with the
+        next :meth:`place_bat`)."""
+        x, y = self.table.on_board["bat"]
+        _, _, _, ang, _ = self.rec.state("bat")
+        direction = math.pi / 2 if player == "A" else -math.pi / 2
+        off = self._outside(player, x)
+        arrive = self._hand(self.rec.t_last_s + 0.1, off, (x, y), direction, dwell_s=0.1)
+        leave = arrive + 0.1
+        self.rec.sample(leave, {"bat": (x, y, 0.0, ang, True)})
+        for k in range(1, 11):
+            f = k / 10
+            self.rec.sample(leave + f * 0.4, {"bat": (x + f * (off[0] - x), y + f * (off[1] - y), 8.0, ang, f < 1.0)})
+        self.table.take("bat")
+
     def carry_out(self, ruling, player: str) -> None:
-        """Penalty pawns and returns: a hand puts each piece where the ruling says."""
+        """Penalty pawns and returns: a hand puts each piece where the ruling says. The bat, if it lies
+        there, is lifted off first (it is placed anew before the next stroke anyway); if a pawn lies
+        there (a dark pawn's previous place that another pawn has taken), the piece goes to the nearest
+        free spot, and the referee's state records where it really is."""
+        moved: dict[str, tuple[float, float]] = {}
         for act in ruling.actions:
             if act.kind not in ("place_penalty", "return") or act.at is None:
                 continue
-            t = self.rec.t_last_s + 0.1
             who = act.player or player
             direction = math.pi / 2 if who == "A" else -math.pi / 2
             at = (float(act.at[0]), float(act.at[1]))
+            r = self._radius(act.piece)
+            ids, others = self._others(act.piece)
+            if "bat" in ids and overlapping(at, r, [others[ids.index("bat")]]):
+                self.lift_bat(who)
+                ids, others = self._others(act.piece)
+            if overlapping(at, r, others):
+                lim = self.half - r
+                free = nearest_free_spot(at, r, others, (-lim, lim, -lim, lim), step_mm=0.5)
+                if free is None:
+                    raise RuntimeError(f"no free spot on the board for {act.piece}")
+                at = moved[act.piece] = free
+            t = self.rec.t_last_s + 0.1
             arrive = self._hand(t, self._outside(who, at[0]), at, direction)
             self.rec.sample(arrive, {act.piece: (at[0], at[1], 0.0, 0.0, True)})
             self.rec.hold(arrive + 0.65)
             self.table.place({act.piece: at})
         if self.state is not None:
+            if moved:
+                self.state = dataclasses.replace(
+                    self.state, positions=tuple(sorted({**dict(self.state.positions), **moved}.items())))
             want = dict(self.state.positions)
             have = {k: v for k, v in self.table.on_board.items() if k != "bat"}
             for k in set(have) - set(want):  # e.g. pieces the engine removed

@@ -5,6 +5,13 @@ shapes already overlap by ``depth`` and still carry their pre-impact velocities:
 ``depth / closing_speed`` before the end of the step. That puts contact times inside the 0.5 ms step,
 well below the 1 ms that decides "at the same time" in Novuss.
 
+The impulses, though, change the velocities only at the end of the step, after each body has moved the
+whole step with its old velocity. So that the motion agrees with the reported instant (a struck pawn's
+outgoing line runs back to where it was at the contact time, not to the step's end), each body whose
+velocity a contact changed is then moved by ``(v_after - v_before) * (t_step_end - t_contact)``: as if it
+had moved with the old velocity up to the contact and with the new one since. A body pushed on through
+pieces resting against the struck one (no impact of its own) takes the earliest instant of its cluster.
+
 Table friction is not a pymunk force: each step every moving body loses ``decel_mm_s2 * dt`` of speed
 (Coulomb friction, constant deceleration), and a game-specific hook may add accelerations (slopes).
 Units: mm, s, g.
@@ -21,6 +28,7 @@ import pymunk
 __all__ = ["Disc", "World", "WallHit", "ShotResult", "entry_fraction"]
 
 PIECE, WALL = 1, 2
+_REST = (pymunk.Vec2d(0.0, 0.0), 0.0)
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,8 @@ class World:
         self._touched: set[str] = set()
         self.rolling_follow = False  # rolling spheres: the spin they keep after a contact drives them on
         self._hit_now: set[str] = set()
+        self._hit_t: dict[str, float] = {}  # body -> earliest impact instant in this step
+        self._links: list[tuple[str, str]] = []  # piece pairs in contact in this step
         self.accel_hook: Callable[[str, pymunk.Body], tuple[float, float]] | None = None
         self.space.on_collision(PIECE, PIECE, pre_solve=self._pre_piece, separate=self._separate)
         self.space.on_collision(PIECE, WALL, pre_solve=self._pre_wall, separate=self._separate)
@@ -179,12 +189,15 @@ class World:
             return
         key = (min(ida, idb), max(ida, idb))
         self._touched.update((ida, idb))
+        self._links.append(key)
         closing = self._closing(arb)
         hitting = closing > self.contact_eps_mm_s
         if hitting and not self._impact.get(key):
             a, b = (ida, idb) if ida == "bat" or (idb != "bat" and ida < idb) else (idb, ida)
-            self.emit(self._contact_time(arb, closing), {"kind": "contact", "a": a, "b": b, "speed": closing})
+            t = self._contact_time(arb, closing)
+            self.emit(t, {"kind": "contact", "a": a, "b": b, "speed": closing})
             self._hit_now.update((ida, idb))
+            self._hit_at(t, ida, idb)
         self._impact[key] = hitting
 
     def _pre_wall(self, arb: pymunk.Arbiter, space, data) -> None:
@@ -208,7 +221,12 @@ class World:
                 arb.process_collision = False
                 return
             self.emit(hit.t_s, {"kind": "cushion", "piece": pid, "side": side, "speed": closing})
+            self._hit_at(hit.t_s, pid)
         self._impact[key] = approaching
+
+    def _hit_at(self, t_s: float, *ids: str) -> None:
+        for pid in ids:
+            self._hit_t[pid] = min(t_s, self._hit_t.get(pid, t_s))
 
     def _separate(self, arb: pymunk.Arbiter, space, data) -> None:
         ids = [self._shape_id.get(s) or "#" + self._wall_side.get(s, "?") for s in arb.shapes]
@@ -251,18 +269,21 @@ class World:
         dt = self.dt_s
         moving = sorted(self.active)
         self._friction(moving, dt / 2)
-        pre = {k: self.bodies[k].velocity for k in moving} if self.rolling_follow else None
+        pre = {k: (self.bodies[k].velocity, self.bodies[k].angular_velocity) for k in moving}
         self._hit_now.clear()
         self._touched.clear()
+        self._hit_t.clear()
+        self._links.clear()
         self.space.step(dt)
         self.steps += 1
-        if pre is not None:
+        if self.rolling_follow:
             # A rolling sphere keeps its spin through a contact; ground friction then brings it back to
             # rolling at 5/7 of its new velocity plus 2/7 of the old one (the billiard "follow").
             for pid in sorted(self._hit_now):
                 body = self.bodies.get(pid)
                 if body is not None:
-                    body.velocity = (body.velocity * 5.0 + pre.get(pid, pymunk.Vec2d(0.0, 0.0)) * 2.0) / 7.0
+                    body.velocity = (body.velocity * 5.0 + pre.get(pid, _REST)[0] * 2.0) / 7.0
+        self._move_to_contact(pre)
         self._friction(sorted(self.active | self._touched), dt / 2)
         for pid in sorted(self.active | self._touched):
             body = self.bodies.get(pid)
@@ -270,6 +291,34 @@ class World:
                 self.active.add(pid)
             else:
                 self.active.discard(pid)
+
+    def _move_to_contact(self, pre: Mapping[str, tuple[pymunk.Vec2d, float]]) -> None:
+        """Shift each body whose velocity changed in this step's contacts so that the change takes
+        effect at the contact instant instead of the step's end (see the module docstring).
+
+        A resting body holds zero velocity (it leaves ``active`` only then), so one missing from
+        ``pre`` had none before the step."""
+        if not self._hit_t:
+            return
+        when = dict(self._hit_t)
+        changed = True
+        while changed:  # pieces resting against a struck one are pushed at its instant
+            changed = False
+            for a, b in self._links:
+                for x, y in ((a, b), (b, a)):
+                    if x in when and y not in self._hit_t and when[x] < when.get(y, math.inf):
+                        when[y], changed = when[x], True
+        t_end = self.t_s
+        for pid, t_c in sorted(when.items()):
+            body = self.bodies.get(pid)
+            if body is None:
+                continue
+            lead = max(0.0, t_end - t_c)
+            v0, w0 = pre.get(pid, _REST)
+            dv, dw = body.velocity - v0, body.angular_velocity - w0
+            if lead > 0.0 and (dv.x != 0.0 or dv.y != 0.0 or dw != 0.0):
+                body.position += dv * lead
+                body.angle += dw * lead
 
     def sorted_events(self) -> list[dict]:
         return [e for _, _, e in sorted(self.events, key=lambda item: (item[0], item[1]))]

@@ -2,6 +2,7 @@
 pockets, cushions, pieces leaving the board, the pit's capture speed, and the frame stream."""
 import math
 
+import numpy as np
 import pytest
 
 from calibration.profile import default_profile
@@ -44,6 +45,41 @@ def test_contact_instant_is_interpolated_inside_the_step():
         contact = res.events[0]
         assert (contact["kind"], contact["a"], contact["b"]) == ("contact", "bat", "A1")
         assert contact["t"] == pytest.approx(time_to_travel(400.0 - r, v0, A), abs=2e-5)
+
+
+def outgoing(clip, piece, t_c, start=0.002, stop=0.012):
+    """The straight line a piece runs along after ``t_c`` as position(t): the direction fitted to the
+    clip's 1 ms samples, the distance along it with the known Coulomb deceleration (s + A t^2 / 2 is
+    linear in t)."""
+    ts = np.arange(math.ceil((t_c + start) * 1000), math.floor((t_c + stop) * 1000) + 1) / 1000.0
+    xy = np.array([[clip.states_at(t).piece(piece).x_mm, clip.states_at(t).piece(piece).y_mm] for t in ts])
+    centre = xy.mean(axis=0)
+    u = np.linalg.svd(xy - centre)[2][0]
+    s = (xy - centre) @ u
+    if s[-1] < s[0]:
+        u, s = -u, -s
+    b, c = np.polyfit(ts - t_c, s + A / 2 * (ts - t_c) ** 2, 1)
+    return lambda t: centre + u * (b * (t - t_c) + c - A / 2 * (t - t_c) ** 2)
+
+
+@pytest.mark.parametrize("offset_mm", [0.0, 15.0])
+def test_outgoing_lines_run_back_to_the_reported_contact(offset_mm):
+    """The velocities change at the reported instant, not at the end of the 0.5 ms step: extrapolated
+    back to the contact time, the struck pawn's outgoing line is at the spot it was struck on and the
+    bat's where the bat touched it (head-on and a cut), to within 0.05 ms of their motion."""
+    r = NOVUSS["bat_diameter_mm"] / 2 + NOVUSS["pawn_diameter_mm"] / 2
+    for v0 in (1733.0, 2000.0, 3000.0, 3917.0):
+        res, clip = strike({"bat": (0.0, -400.0), "A1": (offset_mm, 0.0)}, (0.0, v0), record=True)
+        contact = res.events[0]
+        assert (contact["kind"], contact["a"], contact["b"]) == ("contact", "bat", "A1")
+        t_c = contact["t"]
+        at_contact = {"A1": (offset_mm, 0.0), "bat": (0.0, -math.sqrt(r * r - offset_mm ** 2))}
+        for piece, xy in at_contact.items():
+            pos = outgoing(clip, piece, t_c)
+            speed = np.hypot(*(pos(t_c + 1e-3) - pos(t_c))) / 1e-3
+            assert speed > 300.0
+            miss_s = np.hypot(*(pos(t_c) - np.array(xy))) / speed
+            assert miss_s < 5e-5, (v0, piece, miss_s)
 
 
 def test_head_on_restitution_between_pieces():

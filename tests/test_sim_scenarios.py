@@ -1,15 +1,20 @@
 """Scripted hard cases: the simulated shot records parse, show the designed events in the designed
 order, and get the ruling the rules demand from the rule engines; whole games; byte-identical truth."""
+import dataclasses
 import json
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from calibration.profile import default_profile
 from judge.cli import main
 from rules.record import parse_record
+from rules.ruling import Action
 from sim.frames import SimFrame
+from sim.policy import NovussPolicy, play_novuss_set
 from sim.scenarios import SimError, build, list_scenarios
+from sim.session import NovussSession
 from sim.run import run_scenario
 
 NOVUSS = default_profile("novuss")
@@ -157,7 +162,9 @@ def test_last_flick_puts_both_last_marbles_in_the_pit():
 
 
 def test_whole_novuss_set_follows_the_rules():
-    ep = build("novuss", "set", NOVUSS, 3)
+    """Seed 4 once never ended (the policy's fallback drove the bat straight into a dark pawn, shot
+    after shot); seed 1 shot 12 had the bat 10.5 mm deep in B4, seed 3 shot 59 27.9 mm in B5."""
+    ep = build("novuss", "set", NOVUSS, 4)
     s = ep.session
     assert s.state.outcome is not None and len(ep.shots) == s.state.shot
     for shot in ep.shots:
@@ -168,6 +175,72 @@ def test_whole_novuss_set_follows_the_rules():
     placed = [a for sh in ep.shots for a in sh.ruling["actions"] if a["kind"] in ("place_penalty", "return")]
     assert placed  # penalty pawns / returns happened and were carried out:
     assert {k: v for k, v in s.table.on_board.items() if k != "bat"} == dict(s.state.positions)
+    assert_nothing_placed_on_another(s)
+
+
+def radius(piece):
+    return NOVUSS["bat_diameter_mm" if piece == "bat" else "pawn_diameter_mm"] / 2
+
+
+def worst_overlap_mm(positions):
+    ids = sorted(positions)
+    return max(radius(a) + radius(b) - math.dist(positions[a], positions[b])
+               for i, a in enumerate(ids) for b in ids[i + 1:])
+
+
+def assert_nothing_placed_on_another(s):
+    """At every shot start the bat (placed by the policy), the pawns that were put back and the
+    penalty pawns are apart by at least the sum of radii (0.05 mm for pymunk's resting contacts and
+    the records' 0.01 mm rounding), and the bat lies wholly inside the player's zone."""
+    worst = [worst_overlap_mm(sh.result.before) for sh in s.shots]
+    assert max(worst) < 0.05, [(i + 1, round(w, 3)) for i, w in enumerate(worst) if w >= 0.05]
+    zone = s.engine.zone_rect
+    for sh in s.shots:  # and the bat wholly inside the player's zone
+        x0, x1, y0, y1 = zone(sh.record["player"])
+        bx, by = sh.result.before["bat"]
+        assert x0 + radius("bat") <= bx <= x1 - radius("bat") and y0 + radius("bat") <= by <= y1 - radius("bat")
+
+
+@pytest.mark.parametrize("a1", [(10.0, -440.0), (-300.0, -470.0)])
+def test_policy_banks_the_bat_from_a_free_spot_when_all_own_pawns_are_dark(a1):
+    """Nothing to pot and A's only pawn dark in its zone, where the policy likes the bat: the bat goes
+    on the nearest free spot (2 mm clear) and is banked off the N cushion onto the pawn (a ricochet
+    may hit a dark pawn), instead of being put on the pawn and driven straight into it."""
+    pawns = {"A1": a1, "B1": (200.0, 300.0), "B2": (-150.0, 100.0)}
+    s = NovussSession(NOVUSS, 0)
+    s.setup(pawns)
+    bat, v = NovussPolicy(NOVUSS.geometry, 0).choose(dict(pawns), "A")
+    assert worst_overlap_mm({**pawns, "bat": bat}) <= -2.0 + 1e-9
+    s.place_bat(bat, "A")
+    shot = s.shoot("A", v)
+    rec = parse_record(dict(shot.record), "bank", "novuss")
+    assert bat_events(rec)[:2] == [("cushion", "bat", "N"), ("contact", "bat", "A1")]
+    assert shot.ruling["stroke"] == "ricochet"
+    assert "dark_pawn_hit_direct" not in [c["code"] for c in shot.ruling["calls"]]
+
+
+def test_hand_never_puts_a_piece_on_another():
+    """A penalty pawn ruled onto the bat's resting place: the bat is lifted off first. A dark pawn
+    returned to its old place that another pawn now holds: it goes to the nearest free spot, and the
+    referee's state says so. The bat itself is refused on a taken spot."""
+    s = NovussSession(NOVUSS, 0)
+    s.setup({"A2": (0.0, 300.0), "B1": (100.0, 0.0), "A3": (-200.0, 0.0)})
+    s.place_bat((10.0, 470.0), "A")
+    with pytest.raises(ValueError, match="would overlap B1"):
+        s.place_bat((100.0, 20.0), "A")
+    assert s.table.on_board["bat"] == (10.0, 470.0)
+    ruled = {"A1": (0.0, 484.0), "A3": (100.0, 10.0)}
+    s.state = dataclasses.replace(s.state, positions=tuple(sorted({**dict(s.state.positions), **ruled}.items())))
+    s.carry_out(SimpleNamespace(actions=[Action("place_penalty", "A1", "A", ruled["A1"], "penalty_pawn"),
+                                         Action("return", "A3", "A", ruled["A3"], "dark_pawn_hit_direct")]), "A")
+    assert "bat" not in s.table.on_board and not s.rec.state("bat")[4]
+    assert s.table.on_board["A1"] == (0.0, 484.0)
+    a3 = s.table.on_board["A3"]
+    assert a3 == pytest.approx((100.0, 32.0), abs=0.5) and math.dist(a3, (100.0, 0.0)) >= 32.0
+    assert dict(s.state.positions) == s.table.on_board
+    assert worst_overlap_mm(s.table.on_board) <= 0.0
+    s.place_bat((0.0, -445.0), "A")  # the bat comes back from off the board
+    assert s.rec.state("bat")[:2] == (0.0, -445.0) and s.rec.state("bat")[4]
 
 
 def test_whole_cvrnkana_game_follows_the_rules():
