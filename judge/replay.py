@@ -20,7 +20,8 @@ import numpy as np
 
 from .errors import UserError
 
-__all__ = ["ReplayShot", "ReplayResult", "FrameLog", "Replay", "judge_video", "layout_of", "load_state", "start_options"]
+__all__ = ["ReplayShot", "ReplayResult", "FrameLog", "Replay", "judge_video", "layout_of", "load_state", "start_options",
+           "vision_review"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,7 +37,19 @@ class ReplayShot:
 
     @property
     def review(self) -> bool:
-        return self.ruling is None or bool(self.ruling.get("review"))
+        """The referee should look: the engine refused the record, a call asks for review, or vision
+        flagged the record itself (``meta.review``: e.g. a piece it lost sight of without seeing it leave)."""
+        return self.ruling is None or bool(self.ruling.get("review")) or bool(vision_review(self.record))
+
+
+def vision_review(record: Mapping[str, Any]) -> list[str]:
+    """What vision asks the referee to check in a shot record (``meta.review``), as one line each."""
+    out = []
+    for item in ((record or {}).get("meta") or {}).get("review") or ():
+        at = item.get("at")
+        where = f" at ({at[0]:.0f}, {at[1]:.0f}) mm" if at else ""
+        out.append(f"{item.get('piece', '?')} {item.get('reason', 'needs checking')}{where}, kept there: please check")
+    return out
 
 
 class FrameLog:
@@ -152,6 +165,7 @@ class Replay:
         else:
             self.state = state
             shot = ReplayShot(len(self.shots) + 1, self.game_no, raw, ruling.to_dict(self.lang), None, motions)
+            self.notes += [f"shot {shot.no}: vision: {line}" for line in vision_review(raw)]
             placed = {a.piece: tuple(a.at) for a in ruling.actions
                       if a.kind in ("place_penalty", "return") and a.piece and a.at is not None}
             if placed and self.expect is not None:

@@ -280,7 +280,7 @@ class ClassicalDetector:
                 continue
             key = (x, y, w, h)
             if area > self.max_discs * disc:  # a hand or the cue, maybe with pieces touching it: look for them
-                centres = self._split(image, key, self._mm2_per_cpx, widest=1.35)
+                centres = _on_blob(labels, i, self._split(image, key, self._mm2_per_cpx, widest=1.35))
                 if len(centres) == 0:
                     items.append(self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s))
                     continue
@@ -298,7 +298,7 @@ class ClassicalDetector:
             local = self._cpx_mm2[min(int(cy), self._cpx_mm2.shape[0] - 1), min(int(cx), self._cpx_mm2.shape[1] - 1)]
             k = max(1, int(round(area * local / self._disc_mm2)))
             if area > 1.5 * disc or k > 1:
-                centres = self._split(image, (x, y, w, h), local)
+                centres = _on_blob(labels, i, self._split(image, (x, y, w, h), local))
                 k = max(k, len(centres))
             else:
                 centres = cents[i:i + 1]
@@ -315,6 +315,7 @@ class ClassicalDetector:
             extra = self._pieces(image, more_px, more_owners, frame, t_s)
             pieces += [(d, b) for d, b in extra if all(math.dist(d.centre_mm, k.centre_mm) > 1.6 * d.radius_mm
                                                        for k, _ in pieces)]
+        pieces = self._owned(pieces, blobs)
         t3 = clock()
         left = self._leftovers(labels, blobs, pieces, frame, t_s)
         for i, (x, y, w, h, _, _) in blobs.items():
@@ -325,6 +326,7 @@ class ClassicalDetector:
             cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), own, (x, y, w, h))
             items.extend(found)
         self._cache = cache
+        items = _one_per_piece(items)
         t4 = clock()
         self._refresh(image, mask)
         t5 = clock()
@@ -361,6 +363,20 @@ class ClassicalDetector:
             return np.zeros((0, 2), np.float32)
         full = ce[1:] + (xa, ya)
         return (((full + 0.5 - (x0, y0)) / q) - 0.5).astype(np.float32)
+
+    def _owned(self, pieces: list[tuple[Detection, int]], blobs: dict) -> list[tuple[Detection, int]]:
+        """Each piece given to the blob it lies in: a fit from one blob's seed can slide onto a piece of a
+        neighbouring blob (a hand's edge beside a pawn) and win there over that blob's own fit. Left with
+        the wrong blob, the neighbour would be cached as holding nothing, and the piece would vanish for as
+        long as that blob stays still."""
+        out = []
+        for det, blob in pieces:
+            if blob in blobs and not self._within(det, blobs[blob][:4]):
+                home = [i for i, b in blobs.items() if i != blob and self._within(det, b[:4], margin=0.0)]
+                if home:
+                    blob = min(home, key=lambda i: blobs[i][4])  # the smallest blob around it: the piece's own
+            out.append((det, blob))
+        return out
 
     def _within(self, det: Detection, box, margin: float = 1.0) -> bool:
         """Whether a detection's seen centre lies inside a blob's box (coarse px, give or take ``margin``)."""
@@ -608,6 +624,34 @@ def _looks(appearance, game: str):
     pieces = {_CLASSES[k]: (np.asarray(rgb, np.float32)[::-1], float(spread)) for k, rgb, spread in items
               if k in _CLASSES and _CLASSES[k][0] in kinds}
     return np.asarray(board, np.float32)[::-1], pieces
+
+
+def _on_blob(labels: np.ndarray, i: int, centres: np.ndarray, reach: int = 1) -> np.ndarray:
+    """The seeds (coarse px) that lie on blob ``i`` (within ``reach`` coarse pixels): ``_split`` looks at a
+    padded box, so a peak there can be a neighbouring blob's piece, which that blob seeds itself."""
+    if len(centres) == 0:
+        return centres
+    h, w = labels.shape
+    keep = []
+    for c in centres:
+        u, v = int(round(float(c[0]))), int(round(float(c[1])))
+        patch = labels[max(v - reach, 0):min(v + reach + 1, h), max(u - reach, 0):min(u + reach + 1, w)]
+        keep.append(bool((patch == i).any()))
+    return centres[np.asarray(keep, bool)]
+
+
+def _one_per_piece(items: list[Detection]) -> list[Detection]:
+    """Two pieces cannot overlap: of detections closer than 1.2 radii (a blob's kept fit and a fresh
+    fit from a neighbouring blob of the same piece), keep the better-scored one."""
+    pieces = sorted((d for d in items if not d.is_occluder), key=lambda d: -d.score)
+    kept: list[Detection] = []
+    for d in pieces:
+        if all(math.dist(d.centre_mm, k.centre_mm) > 1.2 * min(d.radius_mm, k.radius_mm) for k in kept):
+            kept.append(d)
+    if len(kept) == len(pieces):
+        return items
+    keep = {id(d) for d in kept}
+    return [d for d in items if d.is_occluder or id(d) in keep]
 
 
 def _restamp(det: Detection, frame: int, t_s: float) -> Detection:

@@ -116,13 +116,14 @@ class EventExtractor:
 
     def __init__(self, surface: Surface, sigma_mm: float | None = None, decel_mm_s2: float | None = None,
                  t_err_floor_s: float = 1e-4, reach_tol_mm: float = 4.0, window_pad: float = 0.3,
-                 min_speed_mm_s: float = 30.0, contact_s: float = 5e-4, radius_sigma_mm: float = 0.05,
+                 min_speed_mm_s: float = 30.0, contact_s: float = 1e-4, radius_sigma_mm: float = 0.05,
                  frame_model: float = 0.01):
         """``contact_s``: how long a contact takes to change the velocities. The pieces touch at the
         event instant, but their outgoing lines describe the motion after the impulse: extrapolated
         back, the kink lies up to ``contact_s`` and the departure (the instant the outgoing discs are a
         sum of radii apart, i.e. separation) up to twice that after the touch. Those estimates are moved
-        back by the mean lag and carry its spread (uniform) as model error. ``radius_sigma_mm``: how well
+        back by the mean lag and carry its spread (uniform) as model error. A real contact lasts well
+        under 0.1 ms, and the simulator now changes velocities at the contact instant itself. ``radius_sigma_mm``: how well
         each piece's radius is known (a grazing contact is timed from the distance of centres, so its
         time error grows as the closing speed falls). ``frame_model``: a model error of this fraction of
         the frame interval, for what a stretch of constant deceleration does not describe over the

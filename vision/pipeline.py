@@ -89,8 +89,12 @@ class Pipeline:
         return engine_for(self.profile.game, self.profile.geometry, **options)
 
     def finish(self, t_s: float | None = None) -> dict | None:
-        """The stream ended: a shot still in progress is read as it stands (marked timed out)."""
-        window = self.segmenter.flush(t_s)
+        """The stream ended: pieces the tracker was still looking for are given up (a pawn dropping into a
+        pocket in the last frames is pocketed, not left on the board), and a shot that had ended but was
+        waiting for them, or one still in progress (marked timed out), is read as it stands."""
+        self.tracker.conclude()
+        window = self._pending or self.segmenter.flush(t_s)
+        self._pending = None
         if window is None:
             return None
         rec = self.assembler.assemble(window, self.tracker.tracks, self.player)

@@ -52,6 +52,7 @@ class ShotSegmenter:
         self._last_frame: tuple[float, int] | None = None
         self._settled: set[str] = set()  # pieces seen resting since they appeared: only they can start a shot
         self._fresh: dict[str, tuple[float, tuple[float, float]]] = {}  # first sighting of a new piece
+        self._seen_last: set[str] = set()  # the pieces seen in the previous frame
 
     def seed(self, positions: Mapping[str, tuple[float, float]]) -> None:
         """Resting positions known from the game state (before the first frame)."""
@@ -68,6 +69,7 @@ class ShotSegmenter:
             self._recent.setdefault(p, deque(maxlen=self.rest_frames)).append(d.centre_mm)
         out = None
         if self.state == "idle":
+            self._reappeared(seen)
             for p, q in self._recent.items():
                 if p in seen and len(q) >= self.rest_frames // 2 and _spread(q) <= self.still_mm:
                     self._settled.add(p)
@@ -94,7 +96,22 @@ class ShotSegmenter:
                 self._rest = dict(after)
                 self.state = "idle"
         self._last_frame = now
+        self._seen_last = set(seen)
         return out
+
+    def _reappeared(self, seen) -> None:
+        """A piece seen again after it was out of sight (under a hand, carried off, lost by the tracker)
+        at a place away from its rest was put there (the bat laid down for the next stroke, a pawn put
+        back after a ruling), or is already on its way: either way its old rest and history say nothing
+        about it now. Its rest starts again from here, so the frames that follow tell whether it moves;
+        left as it was, the rest would slide from the old place to the new one over the following frames
+        and read as a stroke once the hand had gone."""
+        for p, d in seen.items():
+            if p in self._seen_last or p not in self._rest:
+                continue
+            if math.dist(self._rest[p], d.centre_mm) > self.move_mm:
+                self._rest[p] = d.centre_mm
+                self._recent[p] = deque([d.centre_mm], maxlen=self.rest_frames)
 
     def flush(self, t_s: float | None = None) -> ShotWindow | None:
         """End a shot in progress now (the stream stopped)."""
@@ -105,9 +122,6 @@ class ShotSegmenter:
         after = {p: _mean(q) for p, q in self._recent.items() if q}
         self.state = "idle"
         return ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True)
-
-    def _hand_on(self, dets: Detections, xy) -> str | None:
-        return dets.occluded(xy, self.hand_margin_mm)
 
     def _hand_near(self, points) -> bool:
         """A hand over any of ``points`` in the recent frames: whatever moved there was moved by hand."""
@@ -157,7 +171,7 @@ class ShotSegmenter:
         if self.game == "novuss":
             # a piece moved by hand: its new place is its rest
             for _, p, d in moved:
-                if self._hand_on(dets, d.centre_mm) == "hand" or self._hand_on(dets, self._rest[p]) == "hand":
+                if self._hand_near((d.centre_mm, self._rest[p])):
                     self._recent[p].clear()
                     self._recent[p].append(d.centre_mm)
                     self._rest[p] = d.centre_mm

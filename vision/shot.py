@@ -4,7 +4,10 @@
 (means over the resting frames, so each is good to a fraction of the detection noise), the events from
 ``vision.events`` and, for what no contact explains, the events the rules ask for: in Cvrnkaná a marble
 that set off without being hit was touched (rule 7d), in Novuss a pawn that did is an outside
-interference (``external``). The record is validated with ``rules.record.parse_record`` before it leaves.
+interference (``external``). A piece whose track ended with no departure event (lost from sight, taken
+by a hand) never silently disappears: it stays in ``after`` at its last reliable place and the record
+carries ``meta.review`` (one item per such piece) for the judge to show. The record is validated with
+``rules.record.parse_record`` before it leaves.
 """
 from __future__ import annotations
 
@@ -60,6 +63,11 @@ class ShotAssembler:
                 before[p] = tuple(float(v) for v in m.xy[0])
             if p not in gone and m.track.left is None:
                 after[p] = tuple(float(v) for v in (last.p if last.rest else m.xy[-1]))
+        # a piece the tracker lost sight of without seeing it leave (no pocket, off or pit event) has not
+        # left the surface as far as anyone knows: it stays where it was last seen, and the referee is asked
+        unseen = self._unseen(motions, gone, before)
+        for p, item in unseen.items():
+            after[p] = tuple(item["at"])
         sigma_after = {p: math.sqrt(m.fits[-1].pos_var(m.fits[-1].t_ref) + self.calibration_rms_mm ** 2)
                        for p, m in motions.items() if p in after}
         rec = {
@@ -80,12 +88,31 @@ class ShotAssembler:
         left_view = sorted(p for p, m in motions.items() if m.track.left == "view")
         if left_view:
             rec["meta"]["left_view"] = left_view
+        if unseen:
+            rec["meta"]["review"] = [unseen[p] for p in sorted(unseen)]
         if player:
             rec["player"] = player
         for e in rec["events"]:
             e["t"] = min(max(e["t"], rec["t0"]), rec["t1"])
         parse_record(rec, "vision shot", self.game)
         return rec
+
+    @staticmethod
+    def _unseen(motions: Mapping[str, Motion], gone: set, before: Mapping) -> dict[str, dict]:
+        """Pieces that were on the surface before the shot and whose track ended without a departure
+        (lost, or taken by a hand): each with its last reliable place (the last resting stretch's fit, or
+        the last sighting) and why it needs the referee."""
+        out = {}
+        for p, m in motions.items():
+            why = m.track.left
+            if why not in ("lost", "pickup") or p in gone or p not in before:
+                continue
+            last = m.fits[-1]
+            at = last.p if last.rest else m.xy[-1]
+            out[p] = {"code": "piece_unseen", "piece": p, "at": [round(float(at[0]), 2), round(float(at[1]), 2)],
+                      "t": round(float(m.t[-1]), 6), "moving": not last.rest,
+                      "reason": "taken by a hand" if why == "pickup" else "lost from sight"}
+        return out
 
     @staticmethod
     def _launches(motions: Mapping[str, Motion]) -> dict[str, tuple[float, float]]:

@@ -2,8 +2,10 @@
 
 norfair-style: a small core with a pluggable ``distance`` and ``motion`` model; new tracks need
 ``hit_min`` consecutive detections to be believed and a track needs ``miss_max`` missed frames (in the
-open, not under a hand or the cue) to end. Identities come from the known layout at the start of a
-shot (``A3`` stays ``A3``), so the tracker never invents names for pieces it was told about.
+open, not under a hand or the cue) to end, a resting piece ``rest_miss_s`` (only a hand moves it). Two
+discs cannot overlap, so a detection on top of a piece already accounted for never starts a new track.
+Identities come from the known layout at the start of a shot (``A3`` stays ``A3``), so the tracker never
+invents names for pieces it was told about.
 
 Matching is a global assignment (Hungarian) on distance to the predicted position, restricted to the
 same kind and owner. Pieces of the same kind and owner can still trade places in a head-on collision
@@ -112,11 +114,16 @@ class Tracker:
     def __init__(self, surface: Surface, distance: Callable[[np.ndarray, Detection], float] = euclidean,
                  motion: ConstantVelocity | None = None, hit_min: int = 3, miss_max: int = 3,
                  hidden_max_s: float = 10.0, max_speed_mm_s: float = 9000.0, gate_margin_mm: float = 25.0,
-                 occluder_margin_mm: float = 10.0, penetration_weight: float = 10.0, off_view_reach_mm: float = 400.0):
+                 occluder_margin_mm: float = 10.0, penetration_weight: float = 10.0, off_view_reach_mm: float = 400.0,
+                 rest_miss_s: float = 0.5, rest_speed_mm_s: float = 50.0):
+        """``rest_miss_s``: how long a piece at rest (slower than ``rest_speed_mm_s``) may go unseen in the
+        open before it is given up: nothing but a hand moves a resting piece, so a few missed frames are the
+        detector's, not the piece leaving (``miss_max`` frames still end a moving piece's track)."""
         self.surface = surface
         self.distance = distance
         self.motion = motion or ConstantVelocity()
         self.hit_min, self.miss_max, self.hidden_max_s = hit_min, miss_max, hidden_max_s
+        self.rest_miss_s, self.rest_speed_mm_s = rest_miss_s, rest_speed_mm_s
         self.max_speed_mm_s, self.gate_margin_mm = max_speed_mm_s, gate_margin_mm
         self.occluder_margin_mm, self.penetration_weight = occluder_margin_mm, penetration_weight
         self.off_view_reach_mm = off_view_reach_mm
@@ -192,6 +199,18 @@ class Tracker:
         """Pieces missed in the open in the last frames and not yet given up."""
         return [p for p, l in self._live.items() if l.misses > 0]
 
+    def conclude(self) -> list[str]:
+        """The stream ended: every moving piece missed in the open is given up now (where it went is
+        judged from its last sightings, as after ``miss_max`` frames), so the last shot's record does not
+        keep a piece that was dropping into a pocket as it stopped; one at rest stays where it lay.
+        Returns the pieces given up."""
+        out = []
+        t_s = self._t_s if self._t_s is not None else 0.0
+        for l in [l for l in self._live.values() if l.misses > 0 and not self._resting_patience(l, t_s)]:
+            self._leave(l, *self._why_gone(l))
+            out.append(l.piece)
+        return out
+
     def positions(self) -> dict[str, tuple[float, float]]:
         return {p: (float(l.pos[0]), float(l.pos[1])) for p, l in self._live.items()}
 
@@ -225,7 +244,9 @@ class Tracker:
             else:
                 self._miss(l, preds[i], dets)
         used = set(pairs.values())
-        named.extend(self._tentatives([d for j, d in enumerate(pieces) if j not in used], dets))
+        taken = list(named) + [_Spot(l.pos, l.radius_mm) for i, l in enumerate(lives) if i not in pairs]
+        unmatched = [d for j, d in enumerate(pieces) if j not in used and not _overlaps(d, taken)]
+        named.extend(self._tentatives(unmatched, dets))
         self._t_s = t
         return Detections(dets.frame, t, tuple(named) + tuple(dets.occluders()))
 
@@ -253,8 +274,20 @@ class Tracker:
         l.misses += 1
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
                                    (float(l.vel[0]), float(l.vel[1])), False))
-        if l.misses >= self.miss_max:
+        if l.misses >= self.miss_max and not self._resting_patience(l, dets.t_s):
             self._leave(l, *self._why_gone(l))
+
+    def _resting_patience(self, l: _Live, t_s: float) -> bool:
+        """Whether a piece missed in the open is still given time: one at rest (and not last seen under a
+        hand, which may have lifted it, nor at a pocket, the pit or the open edge of the view, over which
+        it may have crept) for up to ``rest_miss_s`` after it was last seen."""
+        if l.hidden_by == "hand" or float(np.hypot(*l.vel)) > self.rest_speed_mm_s:
+            return False
+        xy, s = (float(l.pos[0]), float(l.pos[1])), self.surface
+        if s.pocket_at(xy, l.radius_mm) or (s.pit_radius_mm and s.in_pit(xy, l.radius_mm)) \
+                or (not s.walls and s.outside_side(xy, -2.0 * l.radius_mm)):
+            return False
+        return t_s - l.t_obs_s < self.rest_miss_s
 
     def _why_gone(self, l: _Live) -> tuple[str, str | None]:
         """Where a piece that vanished in the open went: judged from its last seen position and the
@@ -399,6 +432,20 @@ class Tracker:
                 self._spares.remove(piece)
                 return piece
         return None
+
+
+@dataclass(frozen=True)
+class _Spot:
+    """Where a live piece is taken to be this frame though no detection was given to it."""
+
+    centre_mm: tuple[float, float]
+    radius_mm: float
+
+
+def _overlaps(d: Detection, taken, share: float = 0.5) -> bool:
+    """Two discs cannot overlap: a detection whose centre lies within ``share`` of the sum of radii of a
+    piece already accounted for is a second view of that piece (a duplicate fit), never a new piece."""
+    return any(math.dist(d.centre_mm, t.centre_mm) < share * (d.radius_mm + t.radius_mm) for t in taken)
 
 
 def _came_from_line(first: Detection | None, d: Detection, xy, step_mm: float = 10.0) -> bool:
