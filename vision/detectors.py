@@ -51,7 +51,8 @@ def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: f
     except VisionError:
         raise
     except Exception as exc:  # noqa: BLE001 - ONNX Runtime, torch and ultralytics raise many kinds
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0].replace("ERROR ❌️ ", "")
+        reason = reason if len(reason) <= 140 else reason[:137] + "..."
         raise VisionError(f"learned detector: cannot run {path} ({reason}); the file is damaged or not a "
                           f"shotjudge detector; {HOW_TO_GET}") from None
     return det

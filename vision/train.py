@@ -52,7 +52,7 @@ class DataSpec:
 
 @dataclass(frozen=True)
 class TrainSpec:
-    model: str = str(MODEL_YAML)  # a model YAML (never a .pt to download)
+    model: str = str(MODEL_YAML)  # a model YAML, or a local .pt to fine-tune (never a name to download)
     imgsz: int = 320
     epochs: int = 6
     batch: int = 16
@@ -137,11 +137,12 @@ def train(spec: TrainSpec, data_yaml: str | Path, resume: bool = True) -> Path:
             if "nothing to resume" not in str(exc):
                 raise
     else:
-        if not str(spec.model).endswith((".yaml", ".yml")):
-            raise VisionError(f"train from a model YAML, not {spec.model} (nothing is downloaded)")
+        local_pt = str(spec.model).endswith(".pt") and Path(spec.model).is_file()  # fine-tuning our own weights
+        if not (str(spec.model).endswith((".yaml", ".yml")) or local_pt):
+            raise VisionError(f"train from a model YAML or a local .pt file, not {spec.model} (nothing is downloaded)")
         model = YOLO(str(spec.model), task="detect")
         kw = dict(data=str(data_yaml), imgsz=spec.imgsz, epochs=spec.epochs, batch=spec.batch, workers=spec.workers,
-                  device=device, seed=spec.seed, deterministic=True, amp=False, plots=False, pretrained=False,
+                  device=device, seed=spec.seed, deterministic=True, amp=False, plots=False, pretrained=local_pt,
                   optimizer="SGD", lr0=spec.lr0, nbs=spec.nbs, cos_lr=True, warmup_epochs=spec.warmup_epochs,
                   mosaic=spec.mosaic, close_mosaic=spec.close_mosaic, scale=spec.scale, degrees=0.0,
                   fliplr=0.5, flipud=0.5, hsv_h=0.01, patience=spec.patience, project=str(Path(spec.project).resolve()),

@@ -1,0 +1,66 @@
+"""``shotjudge train``: render a domain-randomised dataset, train the YOLO detector, export it to models/.
+
+The defaults are the run shipped in ``models/`` (sized for a shared 2-core CPU, see models/README.md); a
+GPU run is the same command with bigger numbers and ``SHOTJUDGE_DEVICE=0``. Interrupted? Run the same
+command again: the dataset is reused and training resumes from ``runs/train/NAME/weights/last.pt``.
+"""
+from __future__ import annotations
+
+from judge.errors import UserError
+
+__all__ = ["register", "run"]
+
+
+def register(sub) -> None:
+    p = sub.add_parser("train", help="train the learned detector on simulator frames and export it to models/",
+                       description="Render a domain-randomised dataset of both games, train an ultralytics YOLO "
+                                   "detector from a model YAML (nothing is downloaded), export ONNX (and NCNN).")
+    p.add_argument("--data-dir", default="datasets/shotjudge", help="dataset folder (reused if the spec matches)")
+    p.add_argument("--games", default="novuss,cvrnkana", help="comma-separated games")
+    p.add_argument("--renderers", type=int, default=40, help="randomised renderers (looks) per game for training")
+    p.add_argument("--frames", type=int, default=10, help="random layouts per renderer")
+    p.add_argument("--tiles", type=int, default=6, help="training tiles cut from each layout")
+    p.add_argument("--val-renderers", type=int, default=4, help="renderers per game for validation (other seeds)")
+    p.add_argument("--tile-px", type=int, default=320, help="tile size = training image size, px")
+    p.add_argument("--model", default=None, help="model YAML (default models/shotjudge-yolo.yaml), or a local .pt "
+                   "to fine-tune (e.g. models/shotjudge-det.pt)")
+    p.add_argument("--lr0", type=float, default=0.01, help="initial learning rate (cosine schedule to 1%%)")
+    p.add_argument("--epochs", type=int, default=6)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--time-h", type=float, default=0.9, help="stop training after this many hours (0: no bound)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--name", default="shotjudge", help="run name under runs/train/")
+    p.add_argument("--no-resume", dest="resume", action="store_false", help="start over even if last.pt exists")
+    p.add_argument("--export-to", default="models", help="folder for the exported model ('' to skip export)")
+    p.add_argument("--stem", default="shotjudge-det", help="exported file name without extension")
+    p.add_argument("--formats", default="pt,onnx", help="comma-separated export formats: pt, onnx, ncnn "
+                   "(ncnn needs 'pip install pnnx ncnn')")
+    p.add_argument("--export-size", default="1280x736", help="inference size WIDTHxHEIGHT of the exported model")
+    p.set_defaults(func=run, resume=True)
+
+
+def run(args) -> int:
+    from vision.train import DataSpec, TrainSpec, build_dataset, export, train
+
+    try:
+        ew, eh = (int(v) for v in args.export_size.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--export-size must be WIDTHxHEIGHT, got {args.export_size!r}") from None
+    if ew % 32 or eh % 32:
+        raise UserError(f"--export-size sides must be multiples of 32, got {ew}x{eh}")
+    games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+    data = DataSpec(games=games, settings_per_game=args.renderers, frames_per_setting=args.frames,
+                    val_settings_per_game=args.val_renderers, tile_px=args.tile_px, tiles_per_frame=args.tiles,
+                    seed=args.seed)
+    yaml = build_dataset(data, args.data_dir)
+    spec = TrainSpec(imgsz=args.tile_px, epochs=args.epochs, batch=args.batch, time_h=args.time_h or None,
+                     workers=args.workers, seed=args.seed, name=args.name, lr0=args.lr0,
+                     **({"model": args.model} if args.model else {}))
+    best = train(spec, yaml, resume=args.resume)
+    print(f"trained: {best}")
+    if args.export_to:
+        formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
+        for fmt, path in export(best, args.export_to, args.stem, (eh, ew), formats).items():
+            print(f"exported {fmt}: {path}")
+    return 0
