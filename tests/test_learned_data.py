@@ -2,6 +2,7 @@
 YOLO files, the dataset folder and the ``shotjudge train`` arguments."""
 from __future__ import annotations
 
+import importlib.util
 import math
 
 import numpy as np
@@ -107,6 +108,7 @@ def test_dataset_is_written_once_and_reused(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no half-written folder left
 
 
+@pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None, reason="ultralytics not installed")
 def test_specs_reject_bad_values():
     with pytest.raises(VisionError, match="unknown game"):
         DataSpec(games=("chess",))

@@ -2,6 +2,7 @@
 saw, and a missing or damaged weights file is a clear error or, if configured, a fall-back."""
 from __future__ import annotations
 
+import importlib.util
 import logging
 import math
 
@@ -16,6 +17,10 @@ from vision.detect_classical import ClassicalDetector
 from vision.detectors import DEFAULT_WEIGHTS, load_learned, make_detector
 from vision.train_data import label_frame, make_renderer
 from vision.types import VisionError
+
+# CI installs the 'learned' extra (.ci/run) so these run there; a machine without ultralytics skips them.
+needs_ultralytics = pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None,
+                                       reason="ultralytics not installed (pip install '.[learned]')")
 
 
 def _plane(cam) -> PlaneMap:
@@ -43,6 +48,7 @@ def _cvrnkana_frame(profile) -> SimFrame:
     return SimFrame(0, 0.0, tuple(pcs), ())
 
 
+@needs_ultralytics
 @pytest.mark.parametrize("game,seed", [("novuss", 777_001), ("cvrnkana", 777_002)])
 def test_shipped_onnx_detects_every_piece_in_an_unseen_frame(game, seed):
     assert DEFAULT_WEIGHTS.is_file(), "models/shotjudge-det.onnx must be shipped"
@@ -80,6 +86,7 @@ def test_missing_weights_is_a_one_line_error_that_says_how_to_get_them(tmp_path,
     assert "\n" not in msg and "nope.onnx not found" in msg and "shotjudge train" in msg
 
 
+@needs_ultralytics
 @pytest.mark.parametrize("content,words", [(b"", "are empty"), (b"\x08\x07 this is not a model" * 40, "damaged")])
 def test_corrupt_weights_are_a_one_line_error(tmp_path, plane_profile, content, words):
     plane, profile = plane_profile
@@ -91,6 +98,7 @@ def test_corrupt_weights_are_a_one_line_error(tmp_path, plane_profile, content, 
     assert "\n" not in msg and words in msg and "shotjudge train" in msg and "bad.onnx" in msg
 
 
+@needs_ultralytics
 def test_fallback_gives_the_classical_detector_and_says_why(tmp_path, plane_profile, caplog):
     plane, profile = plane_profile
     bad = tmp_path / "bad.onnx"
