@@ -13,11 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
+from models import MODELS_DIR
+
 from .types import VisionError
 
 __all__ = ["DEFAULT_WEIGHTS", "DEFAULT_IMGSZ", "make_detector", "load_learned"]
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "shotjudge-det.onnx"
+DEFAULT_WEIGHTS = MODELS_DIR / "shotjudge-det.onnx"
 DEFAULT_IMGSZ = (736, 1280)  # height, width the shipped model was exported for (a 1280x720 frame, padded)
 HOW_TO_GET = ("use the shipped models/shotjudge-det.onnx (git checkout -- models/) or train one with "
               "'shotjudge train'")

@@ -21,11 +21,13 @@ from pathlib import Path
 
 import numpy as np
 
+from models import MODELS_DIR
+
 from .types import VisionError
 
 __all__ = ["DataSpec", "TrainSpec", "build_dataset", "train", "export", "MODEL_YAML"]
 
-MODEL_YAML = Path(__file__).resolve().parent.parent / "models" / "shotjudge-yolo.yaml"
+MODEL_YAML = MODELS_DIR / "shotjudge-yolo.yaml"
 VAL_SEED_OFFSET = 100_000  # validation renderers never share a seed with training ones
 
 
