@@ -72,20 +72,10 @@ def make_pipeline(calibration, fps: float, game: str, layout=None, on_error=None
     """The vision pipeline for live frames (``feed(frame) -> list[ShotRecord]``): the classical detector
     on this calibration, taught the empty board from ``background`` images, tracking from ``layout``
     (the pieces on the surface now, from the game state)."""
-    try:
-        from vision.detect_classical import ClassicalDetector
-        from vision.pipeline import Pipeline
-    except ImportError as exc:
-        raise UserError(f"live judging needs the vision pipeline, which this build lacks ({exc})") from None
     from .live import VisionFeed
+    from .replay import make_vision
 
-    if not background:
-        raise UserError("live judging needs --background EMPTY.png: a picture of the empty board from this camera")
-    from .replay import assembler_for
-
-    detector = ClassicalDetector(calibration.plane, calibration.profile, appearance=calibration.piece_appearance())
-    detector.learn_background(list(background))
-    vision = Pipeline(calibration.profile, detector=detector, assembler=assembler_for(calibration.profile, detector))
+    vision = make_vision(calibration, list(background), purpose="live judging")
     return VisionFeed(vision, game, layout or {}, on_error=on_error)
 
 

@@ -266,17 +266,18 @@ class _TimedSource:
         return frame
 
 
-def make_vision(calibration, background: list):
+def make_vision(calibration, background: list, purpose: str = "replay"):
     """The classical detector on this calibration, taught the empty board, inside the vision pipeline.
     Its piece colours are the calibration's (``shotjudge calibrate --pieces``) or the profile's nominal
-    ones, refined from the first frame's known layout and then from every confident detection."""
+    ones, refined from the first frame's known layout and then from every confident detection.
+    ``purpose`` names the command in error messages (replay, live judging)."""
     try:
         from vision.detect_classical import ClassicalDetector
         from vision.pipeline import Pipeline
     except ImportError as exc:
-        raise UserError(f"replay needs the vision pipeline, which this build lacks ({exc})") from None
+        raise UserError(f"{purpose} needs the vision pipeline, which this build lacks ({exc})") from None
     if not background:
-        raise UserError("replay needs --background EMPTY.png: a picture of the empty board from this camera")
+        raise UserError(f"{purpose} needs --background EMPTY.png: a picture of the empty board from this camera")
     detector = ClassicalDetector(calibration.plane, calibration.profile, appearance=calibration.piece_appearance())
     detector.learn_background(list(background))
     return Pipeline(calibration.profile, detector=detector, assembler=assembler_for(calibration.profile, detector))
