@@ -166,17 +166,13 @@ class RimFitter:
             gxy = np.where(use_b[..., None], -ub, -ut * kt[:, None, None])
             s = sig if it else 3.0 * sig
             w = w_ok / (1.0 + (res / s) ** 2)
-            gx, gy = gxy[..., 0], gxy[..., 1]
-            wx, wy = w * gx, w * gy
-            a = np.empty((len(r), 3, 3))
-            a[:, 0, 0] = (wx * gx).sum(1) + 1e-6
-            a[:, 0, 1] = a[:, 1, 0] = (wx * gy).sum(1)
-            a[:, 1, 1] = (wy * gy).sum(1) + 1e-6
-            a[:, 0, 2] = a[:, 2, 0] = -wx.sum(1)
-            a[:, 1, 2] = a[:, 2, 1] = -wy.sum(1)
-            a[:, 2, 2] = w.sum(1) + 1e-6
-            b = np.stack([(wx * res).sum(1), (wy * res).sum(1), -(w * res).sum(1)], 1)
-            step = np.linalg.solve(a, -b[..., None])[..., 0]
+            # Normal equations of the weighted least squares, one batched product for all pieces:
+            # Jacobian columns (d/dx, d/dy, d/dbias) = (gx, gy, -1).
+            jac = np.concatenate([gxy, -np.ones(res.shape + (1,))], axis=2)
+            wj = jac * w[..., None]
+            a = np.matmul(wj.transpose(0, 2, 1), jac) + 1e-6 * np.eye(3)
+            b = np.matmul(wj.transpose(0, 2, 1), res[..., None])
+            step = np.linalg.solve(a, -b)[..., 0]
             step = np.clip(step, -0.3 * r[:, None], 0.3 * r[:, None])
             base = base + step[:, :2]
             bias = bias + step[:, 2]
