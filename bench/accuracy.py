@@ -264,21 +264,13 @@ def _first_contact(truth, r_true, r_got, stats) -> None:
 
 
 def _classical(profile, clip, fps, seed):
-    import dataclasses
+    """The classical detector on this clip's renderer (the same set-up as bench/vision_detect.py), with the
+    profile's piece colours measured once on the first frame's layout, as the judge does."""
+    from vision_detect import setup
 
-    from calibration.plane import PlaneMap
-    from sim.render import Renderer
-    from sim.render_settings import RenderSettings, make_camera
-    from vision.detect_classical import ClassicalDetector
-    st = RenderSettings(seed=seed, blur_samples=4)
-    cam = make_camera(profile, 1280, 720, st)
-    renderer = Renderer(cam, profile, st)
-    plane = PlaneMap((cam.width, cam.height), cam.K, np.array(cam.dist), np.linalg.inv(cam.board_to_undistorted()))
-    det = ClassicalDetector(plane, profile)
+    renderer, det = setup(profile, clip, fps, seed, colours="appearance")
     f0 = clip.frame(0, fps)
-    empty = dataclasses.replace(f0, pieces=tuple(dataclasses.replace(p, visible=False) for p in f0.pieces), occluders=())
-    det.learn_background([renderer.render(empty)])
-    det.expect({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible})  # colours: profile's, measured on frame 1
+    det.expect({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible})
     return renderer, det
 
 
