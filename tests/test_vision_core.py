@@ -195,6 +195,23 @@ def test_a_hand_placing_the_bat_is_not_a_shot_but_a_bat_set_moving_is():
     assert shots[0].after["bat"] == pytest.approx((100.0, 160.0))
 
 
+
+def _feed_struck(pipe, moving, truth, t_hit, fps, duration_s, rng):
+    """Feed ``pipe`` noisy detections (0.3 mm) of a synthetic motion struck at ``t_hit``; the records it emits."""
+    records = []
+    for k in range(int(duration_s * fps)):
+        t = k / fps
+        items = []
+        for pid, d in moving.discs.items():
+            xy, present = moving.position(truth, pid, max(t - t_hit, 0.0))
+            if present:
+                z = xy + rng.normal(0, 0.3, 2)
+                items.append(Detection(d.kind, (float(z[0]), float(z[1])), d.r, d.owner, frame=k, t_s=t))
+        rec = pipe.feed(Detections(k, t, tuple(items)))
+        if rec:
+            records.append(rec)
+    return records
+
 def test_pipeline_turns_a_synthetic_shot_into_a_valid_record():
     s, (first, second) = two_contact_shot(0.003, seed=5)
     bat_v = s.discs["bat"].v.copy()
@@ -207,19 +224,7 @@ def test_pipeline_turns_a_synthetic_shot_into_a_valid_record():
     truth = moving.run(1.5)
     pipe = Pipeline(PROFILE)
     pipe.start(layout, 0, 0.0)
-    rng = np.random.default_rng(1)
-    records = []
-    for k in range(int(2.3 * 60)):
-        t = k / 60
-        items = []
-        for pid, d in moving.discs.items():
-            xy, present = moving.position(truth, pid, max(t - t_hit, 0.0))
-            if present:
-                z = xy + rng.normal(0, 0.3, 2)
-                items.append(Detection(d.kind, (float(z[0]), float(z[1])), d.r, d.owner, frame=k, t_s=t))
-        rec = pipe.feed(Detections(k, t, tuple(items)))
-        if rec:
-            records.append(rec)
+    records = _feed_struck(pipe, moving, truth, t_hit, 60, 2.3, np.random.default_rng(1))
     assert len(records) == 1
     rec = parse_record(records[0])
     contacts = [e for e in rec.events if e.kind == "contact" and "bat" in (e.a, e.b)]
@@ -326,19 +331,7 @@ def test_a_bat_struck_away_from_a_pawn_it_lies_against_touched_nothing(fps):
     assert not [e for e in truth.events if e[1] == "contact"]
     pipe = Pipeline(PROFILE)
     pipe.start(layout, 0, 0.0)
-    rng = np.random.default_rng(fps)
-    t_hit, records = 0.2, []
-    for k in range(int(2.0 * fps)):
-        t = k / fps
-        items = []
-        for pid, d in moving.discs.items():
-            xy, present = moving.position(truth, pid, max(t - t_hit, 0.0))
-            if present:
-                z = xy + rng.normal(0, 0.3, 2)
-                items.append(Detection(d.kind, (float(z[0]), float(z[1])), d.r, d.owner, frame=k, t_s=t))
-        rec = pipe.feed(Detections(k, t, tuple(items)))
-        if rec:
-            records.append(rec)
+    records = _feed_struck(pipe, moving, truth, 0.2, fps, 2.0, np.random.default_rng(fps))
     assert len(records) == 1
     assert [e["kind"] for e in records[0]["events"] if e["kind"] == "contact"] == []
 
