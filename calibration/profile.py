@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-__all__ = ["Profile", "ProfileError", "load_profile", "default_profile", "list_profiles", "profile_from_dict",
+__all__ = ["Profile", "ProfileError", "load_profile", "default_profile", "list_profiles", "profile_for", "profile_from_dict",
            "save_profile"]
 
 SCHEMA = "shotjudge.profile/1"
@@ -209,3 +209,12 @@ def default_profile(game: str) -> Profile:
     if game not in _REQUIRED:
         raise ProfileError(f"unknown game {game!r}: expected 'novuss' or 'cvrnkana'")
     return load_profile(f"{game}-default")
+
+
+def profile_for(game: str, name_or_path: str | Path | None = None) -> Profile:
+    """The profile a command uses for ``game``: the given one (name or file) or the game's default;
+    a profile for the other game is refused."""
+    profile = default_profile(game) if name_or_path is None else load_profile(name_or_path)
+    if profile.game != game:
+        raise ProfileError(f"profile {profile.name!r} is for {profile.game}, not {game}")
+    return profile

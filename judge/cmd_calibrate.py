@@ -141,13 +141,11 @@ def run(args) -> int:
     from calibration.markers import MarkerDetector
     from calibration.overlay import draw_overlay
     from calibration.plane import fit_detection, from_points
-    from calibration.profile import default_profile, load_profile
+    from calibration.profile import profile_for
     from calibration.atomic import write_atomic
     from judge.errors import UserError
 
-    profile = load_profile(args.profile) if args.profile else default_profile(args.game)
-    if profile.game != args.game:
-        raise UserError(f"profile {profile.name!r} is for {profile.game}, not {args.game}")
+    profile = profile_for(args.game, args.profile)
     out = Path(args.out)
     if not out.resolve().parent.is_dir():
         raise UserError(f"folder {out.parent} does not exist")

@@ -19,15 +19,13 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from calibration.intrinsics import CharucoSpec
-    from calibration.profile import default_profile, load_profile
+    from calibration.profile import profile_for
     from calibration.sheets import charuco_pages, marker_pages, save_pages
     from judge.errors import UserError
 
     if not 72 <= args.dpi <= 1200:
         raise UserError(f"--dpi must be 72-1200, got {args.dpi}")
-    profile = load_profile(args.profile) if args.profile else default_profile(args.game)
-    if profile.game != args.game:
-        raise UserError(f"profile {profile.name!r} is for {profile.game}, not {args.game}")
+    profile = profile_for(args.game, args.profile)
     pages = charuco_pages(CharucoSpec(), args.dpi) if args.charuco else marker_pages(profile, args.dpi)
     paths = save_pages(pages, args.out, args.dpi)
     what = "ChArUco board" if args.charuco else f"{len(profile.markers['centres_mm'])} markers of {profile.name}"

@@ -35,7 +35,7 @@ def initial_state(engine, args):
 
 
 def run(args) -> int:
-    from calibration import default_profile, load_profile
+    from calibration import profile_for
     from rules import engine_for, load_records
 
     if args.shots == "-":
@@ -49,9 +49,7 @@ def run(args) -> int:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise UserError(f"{source}: not a UTF-8 text file") from None
-    profile = load_profile(args.profile) if args.profile else default_profile(args.game)
-    if profile.game != args.game:
-        raise UserError(f"profile {profile.name!r} is for {profile.game}, not {args.game}")
+    profile = profile_for(args.game, args.profile)
     engine = engine_for(args.ruleset or args.game, profile.geometry)
     if engine.game != args.game:
         raise UserError(f"ruleset {args.ruleset!r} is for {engine.game}, not {args.game}")

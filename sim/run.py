@@ -12,7 +12,7 @@ import numbers
 from dataclasses import replace
 from pathlib import Path
 
-from calibration.profile import default_profile, load_profile
+from calibration.profile import profile_for
 
 from .outdir import check_target, staged_dir
 from .render_settings import RenderSettings, make_camera
@@ -81,9 +81,7 @@ def run_scenario(game: str, scenario: str, seed: int, out_dir: str | Path, fps: 
         build(game, scenario, None, seed)  # raises the one-line 'unknown scenario' error
     settings = render_settings(seed, randomise=randomise, tilt_deg=tilt_deg, blur=blur,
                                rolling_shutter_s=rolling_shutter_s)
-    prof = default_profile(game) if profile is None else load_profile(profile)
-    if prof.game != game:
-        raise SimError(f"profile {prof.name!r} is for {prof.game}, not {game}")
+    prof = profile_for(game, profile)
     target = check_target(out_dir, OUTPUT_NAMES, TRUTH_NAME)
 
     ep = build(game, scenario, prof, seed)
