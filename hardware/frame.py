@@ -24,12 +24,15 @@ class SourceLost(SourceError):
 
 
 class TruncatedVideo(SourceError):
-    """A video file that ended before the frame count its header announced."""
+    """A video file that breaks off: cut short (fewer frames than its header announced, or a last packet
+    cut in two) or damaged (data the decoder refuses). ``frames_read`` frames before it are good;
+    ``detail`` says what was found, for the one-line message."""
 
-    def __init__(self, message: str, frames_read: int, frames_expected: int | None):
+    def __init__(self, message: str, frames_read: int, frames_expected: int | None, detail: str = ""):
         super().__init__(message)
         self.frames_read = frames_read
         self.frames_expected = frames_expected
+        self.detail = detail
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import re
 from abc import ABC, abstractmethod
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator
@@ -147,7 +148,14 @@ class FrameSource(ABC):
 
 
 class VideoFileSource(FrameSource):
-    """A recorded video through PyAV. ``fps`` overrides a missing or wrong container frame rate."""
+    """A recorded video through PyAV. ``fps`` overrides a missing or wrong container frame rate.
+
+    Packets are demuxed and decoded one by one so that a file that breaks off is caught where it
+    does, whatever its container: the demuxer marks a last packet cut in two as corrupt (the only
+    sign a fragmented MP4 or a Matroska file gives, having no frame count), the decoder refuses
+    damaged data, and a count short of the header's is a cut too. The frames before it are handed
+    out; then :class:`TruncatedVideo` says how many there were. Nothing past the break is decoded.
+    """
 
     def __init__(self, path: str | Path, fps: float | None = None):
         super().__init__(str(path))
@@ -156,7 +164,11 @@ class VideoFileSource(FrameSource):
         self._fps = 0.0
         self._size = (0, 0)
         self._container = None
-        self._frames = None
+        self._stream = None
+        self._packets = None
+        self._decoded: deque = deque()
+        self._broken: str | None = None  # what stopped the decoding early, once it has
+        self._ended = self._clean_seen = False
         self.frames_expected: int | None = None
 
     def _open(self) -> None:
@@ -182,37 +194,75 @@ class VideoFileSource(FrameSource):
         self._size = (stream.codec_context.width, stream.codec_context.height)
         self.frames_expected = stream.frames or None
         self.info = {"codec": stream.codec_context.name, "frames": self.frames_expected}
-        self._frames = self._container.decode(stream)
+        self._stream = stream
+        self._packets = self._container.demux(stream)
+        self._decoded.clear()
+        self._broken, self._ended, self._clean_seen = None, False, False
 
     def _capture(self) -> Captured | None:
-        import av
-
-        try:
-            vf = next(self._frames)
-        except StopIteration:
-            self._check_complete(None)
+        while not self._decoded and not self._ended:
+            self._decode_next_packet()
+        if not self._decoded:
+            self._check_complete()
             return None
-        except av.error.FFmpegError as exc:
-            self._check_complete(exc)
-            return None
+        vf = self._decoded.popleft()
         image = vf.to_ndarray(format="bgr24")
         meta = {"pts_s": float(vf.time)} if vf.time is not None else {}
         return Captured(image, self._next_index / self._fps, meta)
 
-    def _check_complete(self, exc: Exception | None) -> None:
+    def _decode_next_packet(self) -> None:
+        import av
+
+        try:
+            packet = next(self._packets)
+            if packet.is_corrupt:  # the demuxer's sign of a packet cut in two: the file ends inside it
+                self._stop("the last packet is cut short", flush=True)
+                return
+            frames = packet.decode()  # the final empty packet flushes the decoder
+        except StopIteration:
+            self._ended = True
+            return
+        except av.error.FFmpegError as exc:
+            self._stop(f"data the decoder refuses: {getattr(exc, 'strerror', None) or _short(exc)}", flush=False)
+            return
+        for i, vf in enumerate(frames):
+            # the decoder patched over damaged data: not a picture to judge from. (Before the first clean
+            # picture it is a clip that starts without its keyframe, handed out as PyAV gives it.)
+            if vf.is_corrupt and self._clean_seen:
+                self._decoded.extend(frames[:i])
+                self._stop("damaged picture data", flush=False)
+                return
+            self._clean_seen = self._clean_seen or not vf.is_corrupt
+        self._decoded.extend(frames)
+
+    def _stop(self, why: str, flush: bool) -> None:
+        """Decoding ends here. After a cut the frames the decoder still holds are complete and are kept;
+        after damage they are not trusted (the decoder may have built them on the damaged data)."""
+        import av
+
+        self._broken, self._ended = why, True
+        if flush:
+            try:
+                self._decoded.extend(f for f in self._stream.codec_context.decode(None) if not f.is_corrupt)
+            except av.error.FFmpegError:
+                pass
+
+    def _check_complete(self) -> None:
         read = self._next_index
         expected = self.frames_expected
-        if exc is None and (expected is None or read >= expected):
+        if self._broken is None and (expected is None or read >= expected):
             return
         of = f" of {expected}" if expected else ""
-        why = f": {_short(exc)}" if exc is not None else ""
+        detail = self._broken or "fewer frames than its header announces"
         raise TruncatedVideo(f"{self.path}: the video ends early after {read}{of} frames "
-                             f"(file truncated or damaged{why})", read, expected)
+                             f"(file truncated or damaged: {detail})", read, expected, detail)
 
     def _close(self) -> None:
         if self._container is not None:
             self._container.close()
             self._container = None
+            self._stream = self._packets = None
+            self._decoded.clear()
 
 
 class ImageFolderSource(FrameSource):

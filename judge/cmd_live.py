@@ -161,6 +161,8 @@ def run(args) -> int:
             console.print(f"[red]clip not saved: {error}[/]")
     if result.error is not None:
         kept = f"; the {result.shots} shot(s) judged before it are in {journal_path}"
+        if result.unfinished:
+            kept += "; the shot in progress when it stopped was not judged"
         if isinstance(result.error, TruncatedVideo):
             raise UserError(f"{result.error}{kept}")
         raise UserError(f"{result.error}{kept}; run the same command again to resume")

@@ -9,23 +9,33 @@ of the empty board from the same camera (``--background``, as for ``shotjudge li
 Outputs: a table of the calls; ``--report`` (JSON: rulings in the documented schema, per shot the
 record and the evidence frames, crops in ``<report>_files/``); ``--overlay`` (the video with tracks,
 zones, contacts and calls drawn); ``--shot N`` the dispute view of shot N slowed down ``--slow`` times.
-Nothing is written when the video turns out truncated or the calibration does not fit it.
+A video that breaks off (cut short or damaged) still gives its report, holding the shots completed
+before the break and marked ``truncated``; the shot in progress there is not judged. Nothing is
+written when no frame can be read or the calibration does not fit the video.
 """
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from .errors import UserError
 
-__all__ = ["register", "run", "print_calls"]
+__all__ = ["register", "run", "print_calls", "cut_message", "EXIT_PARTIAL"]
 
 GAMES = ("novuss", "cvrnkana")
+EXIT_PARTIAL = 1  # the video broke off: the outputs hold what came before (2 is bad input, nothing written)
+EPILOG = """exit status:
+  0  the whole video was judged
+  1  partial result: the video breaks off (cut short or damaged); the report, overlay and table hold
+     the shots completed before the break, the report says where it is ("truncated"), and the shot
+     in progress at the break is not judged
+  2  bad input (unreadable video, calibration for another camera, bad options): nothing written"""
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("replay", help="judge a recorded match from its video (report, overlay, dispute view)",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("video", metavar="VIDEO", help="the recorded match (a video file or a folder of images)")
     p.add_argument("--game", required=True, help="novuss or cvrnkana")
     p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate` for this camera")
@@ -69,10 +79,12 @@ def run(args) -> int:
     with _Progress(err, args.quiet) as bar:
         result = judge_video(args.video, args.game, args.calibration, background=args.background, state=args.state,
                              ruleset=args.ruleset, lang=args.lang, fps=args.fps, progress=bar.task("judging"))
-        if result.error is not None:
-            raise UserError(f"{result.error}; no report written")
+        if result.error is not None and not result.frames:
+            raise UserError(f"{result.error}; no frame could be read, nothing written")
         if args.shot is not None and not any(s.no == args.shot for s in result.shots):
-            raise UserError(f"--shot {args.shot}: the video has {len(result.shots)} judged shot(s)")
+            cut = result.cut
+            where = f" before it ends abruptly after frame {cut['last_frame']}" if cut else ""
+            raise UserError(f"--shot {args.shot}: the video has {len(result.shots)} judged shot(s){where}")
         doc = None
         if args.report or args.overlay:
             doc = write_outputs(result, report=args.report, overlay=args.overlay, lang=args.lang,
@@ -94,7 +106,22 @@ def run(args) -> int:
         err.print(f"overlay video: {args.overlay}")
     if frames is not None:
         err.print(f"dispute view of shot {args.shot}: {dispute} ({frames} frames, {args.slow}x slower)")
+    if result.cut is not None:
+        print(f"shotjudge replay: error: {cut_message(result, args.report)}", file=sys.stderr)
+        return EXIT_PARTIAL
     return 0
+
+
+def cut_message(result, report: str | None) -> str:
+    """One line for a video that broke off: where, why, and what the outputs hold."""
+    cut = result.cut
+    of = f" of {cut['frames_expected']}" if cut["frames_expected"] else ""
+    holds = f"{report} holds" if report else "the table above lists"
+    shot = ("the shot in progress at the cut was not judged" if cut["shot_in_progress"]
+            else "no shot was in progress at the cut")
+    return (f"{result.video}: the video ends abruptly after frame {cut['last_frame']} (t={cut['last_t_s']:.2f} s; "
+            f"{result.frames}{of} frames readable: {cut['reason']}): {holds} the {len(result.shots)} shot(s) "
+            f"completed before the cut; {shot}")
 
 
 def print_calls(console, result, truth: list | None = None, title: str | None = None) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import UserError
 from .evidence import KeyInstant, key_instants, positions_at, radius_of
-from .replay import ReplayResult, ReplayShot
+from .replay import ReplayResult, ReplayShot, judged_frames
 from .replay_draw import Board, call_lines, read_frames
 from .report import shot_frames
 from .textdraw import draw_lines
@@ -61,7 +61,7 @@ def render_dispute(result: ReplayResult, shot_no: int, slow: int, out_path: str 
     written = 0
     with VideoWriter(out_path, result.fps, (w, h)) as video, open_source(result.video) as source:
         prev = None
-        for frame in source:
+        for frame in judged_frames(source, result.frames):  # never past a break in the video
             if frame.index < first:
                 continue
             if frame.index > last + 1:

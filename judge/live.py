@@ -5,6 +5,10 @@ When judging falls behind, the queue drops its *oldest* frame (the newest matter
 happening now) and the processing side reports the hole as a :class:`FrameGap` with reason
 ``queue``; holes the camera made are reported with reason ``camera`` or ``reconnect``. The
 vision stage is anything with ``feed(frame) -> list[ShotRecord]``.
+
+When the source fails for good (a video cut short, a camera that never came back) the shot in
+progress is *not* read from its partial motion: only shots vision had completed are judged, and
+``LiveResult.unfinished`` says one was cut off.
 """
 from __future__ import annotations
 
@@ -17,15 +21,17 @@ from typing import Any, Callable, Protocol, runtime_checkable
 from hardware.frame import Frame, FrameGap, GapDetector, SourceError
 from hardware.source import FrameSource
 
-__all__ = ["Pipeline", "VisionFeed", "FrameQueue", "LiveResult", "run_live", "ConsoleAnnouncer"]
+__all__ = ["Pipeline", "VisionFeed", "FrameQueue", "LiveResult", "run_live", "ConsoleAnnouncer", "shot_in_progress",
+           "review_reasons"]
 
 
 @runtime_checkable
 class Pipeline(Protocol):
     """The seam to vision: frames in, finished shot records out (usually none per frame).
 
-    Optional: ``finish() -> list[ShotRecord]`` for a shot still open when the source ends, and
-    ``overlay(frame) -> OverlayModel | None`` for what to draw on the spectators' video.
+    Optional: ``finish() -> list[ShotRecord]`` for a shot still open when the source ends (called only
+    when it ended cleanly), ``shot_in_progress() -> bool`` (whether a shot was under way when the source
+    failed), and ``overlay(frame) -> OverlayModel | None`` for what to draw on the spectators' video.
     """
 
     def feed(self, frame: Frame) -> list: ...
@@ -55,6 +61,9 @@ class VisionFeed:
 
     def finish(self) -> list:
         return self._parse(self.vision.finish(), None) if self._started else []
+
+    def shot_in_progress(self) -> bool:
+        return self._started and shot_in_progress(self.vision)
 
     def _parse(self, raw, index) -> list:
         from rules.record import RecordError, parse_record
@@ -136,6 +145,14 @@ class LiveResult:
     dropped: int = 0
     error: SourceError | None = None
     seconds: float = 0.0
+    unfinished: bool = False  # the source failed during a shot, which was therefore not judged
+
+
+def shot_in_progress(vision) -> bool:
+    """Whether ``vision.pipeline.Pipeline`` is inside a shot: pieces moving, or a shot that has ended but
+    waits for the tracker to say where a vanished piece went (read from its segmenter's state)."""
+    moving = getattr(getattr(vision, "segmenter", None), "state", "idle") != "idle"
+    return moving or getattr(vision, "_pending", None) is not None
 
 
 def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int = 64, recorder=None,
@@ -144,7 +161,8 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
     """Judge ``source`` (already open) until it ends, fails for good, or ``stop`` is set.
 
     Returns what happened; a source error (truncated file, camera gone for good) is in
-    ``result.error`` after every frame read before it was judged and journalled.
+    ``result.error`` after every frame read before it was judged and journalled. After such an error
+    the pipeline is not asked to ``finish``: a shot cut off mid-motion is never judged.
     """
     stop = stop or threading.Event()
     queue = FrameQueue(queue_size, "drop_oldest" if source.live else "block")
@@ -200,7 +218,10 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
                 next_overlay_t = frame.t_s + 1.0 / overlay_fps
                 model = pipeline.overlay(frame) if hasattr(pipeline, "overlay") else None
                 hub.publish_frame(frame.image, model)
-        if hasattr(pipeline, "finish") and last is not None:
+        thread.join(timeout=5.0)  # the queue is closed and drained: capture has ended, ``errors`` is final
+        if errors:
+            result.unfinished = bool(getattr(pipeline, "shot_in_progress", lambda: False)())
+        elif hasattr(pipeline, "finish") and last is not None:
             _judge(pipeline.finish(), match, recorder, last, result)
     finally:
         stop.set()
@@ -224,7 +245,9 @@ def _judge(records, match, recorder, frame: Frame, result: LiveResult) -> None:
 
 
 class ConsoleAnnouncer:
-    """Prints calls as they happen (rich console); review calls stand out."""
+    """Prints calls as they happen (rich console). A call the referee must check says so on its first
+    line, with why: each call flagged for review (its text and clause) and what vision flagged in the
+    shot record (``meta.review``, e.g. a piece lost from sight)."""
 
     def __init__(self, console=None):
         if console is None:
@@ -233,20 +256,37 @@ class ConsoleAnnouncer:
         self.console = console
 
     def __call__(self, event: dict) -> None:
+        from rich.markup import escape
+
         kind = event.get("type")
         if kind == "call":
             ruling = event["ruling"]
             head = f"[bold]game {event['game_no']} shot {event['shot_no']}[/bold] player {ruling.get('player')}"
-            self.console.print(head + (" [reverse red] REVIEW [/]" if ruling.get("review") else ""))
+            reasons = review_reasons(ruling, event.get("vision_review"))
+            if reasons:
+                head += " [bold red]— REVIEW:[/] [red]" + escape("; ".join(reasons)) + "[/]"
+            self.console.print(head)
             for call in ruling.get("calls", []):
                 style = "red" if call.get("review") else "cyan"
-                self.console.print(f"  [{style}]{call['code']}[/] ({call['clause']}) {call.get('text', '')}",
+                self.console.print(f"  [{style}]{call['code']}[/] ({call['clause']}) {escape(call.get('text', ''))}",
                                    markup=True)
             if ruling.get("game_over"):
                 over = ruling["game_over"]
                 self.console.print(f"  [bold green]game over: {over['result']} {over.get('winner') or ''}[/]")
         elif kind == "gap":
-            self.console.print(f"[yellow]frames lost: {event['text']}[/]")
+            self.console.print(f"[yellow]frames lost: {escape(event['text'])}[/]")
         elif kind in ("referee", "message", "unjudged"):
             style = "magenta" if kind == "referee" else "yellow"
-            self.console.print(f"[{style}]{event['text']}[/]", markup=True)
+            self.console.print(f"[{style}]{escape(event['text'])}[/]", markup=True)
+
+
+def review_reasons(ruling, vision_items=None) -> list[str]:
+    """Why the referee should look at a call, one phrase each: the calls flagged for review (text and
+    clause), what vision flagged in the record (``meta.review`` items), or the ruling's own flag."""
+    from .replay import vision_review
+
+    out = [f"{c.get('text') or c['code']} ({c['clause']})" for c in ruling.get("calls", []) if c.get("review")]
+    out += [f"vision: {line}" for line in vision_review({"meta": {"review": vision_items or []}})]
+    if not out and ruling.get("review"):
+        out.append("the rules flag this shot for the referee")
+    return out

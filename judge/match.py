@@ -85,6 +85,8 @@ class Match:
                 self.shot_nos.append(entry.shot_no)
                 shot = JudgedShot(self.game_no, entry.shot_no, record, ruling, ruling_dict)
                 event = {"type": "call", "game_no": self.game_no, "shot_no": entry.shot_no, "ruling": ruling_dict}
+                if (raw.get("meta") or {}).get("review"):  # what vision itself asks the referee to check
+                    event["vision_review"] = list(raw["meta"]["review"])
                 self.last = dict(event)  # without the state (which holds the last call itself)
             event["state"] = self.snapshot()
         self._tell(event)

@@ -7,6 +7,11 @@ with the ``block`` queue policy (decoding on its own thread, judging on this one
 goes to the pure rule engine; the result keeps, per shot, the record, the ruling, the fitted
 motions vision solved the events from, and a log of every tracked position per frame, so the report,
 the overlay and the dispute view can be drawn afterwards without guessing.
+
+A video that breaks off (cut short or damaged: ``hardware.TruncatedVideo``) keeps every shot vision
+completed before the break; the shot in progress there is not judged from its partial motion, and
+``ReplayResult.cut`` describes the break for the report. Later passes over the video read only the
+judged frames (``judged_frames``), never into the break again.
 """
 from __future__ import annotations
 
@@ -20,8 +25,8 @@ import numpy as np
 
 from .errors import UserError
 
-__all__ = ["ReplayShot", "ReplayResult", "FrameLog", "Replay", "judge_video", "layout_of", "load_state", "start_options",
-           "vision_review"]
+__all__ = ["ReplayShot", "ReplayResult", "FrameLog", "Replay", "judge_video", "judged_frames", "layout_of", "load_state",
+           "start_options", "vision_review"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,10 +111,34 @@ class ReplayResult:
     seconds: float = 0.0
     stages_s: dict[str, float] = field(default_factory=dict)
     calibration: Any = None  # calibration.calfile.Calibration the frames were read with
+    unfinished: bool = False  # the video broke off during a shot, which was therefore not judged
 
     @property
     def duration_s(self) -> float:
         return self.frames / self.fps if self.fps else 0.0
+
+    @property
+    def cut(self) -> dict | None:
+        """Where the video broke off (None when it was read to its end): the last good frame and its
+        time, the frame count the file announced, whether a shot was cut off, and why it stopped."""
+        if self.error is None:
+            return None
+        last = self.log.index[-1] if len(self.log) else self.frames - 1
+        return {"last_frame": last, "last_t_s": round(last / self.fps, 3) if self.fps else None,
+                "frames_expected": getattr(self.error, "frames_expected", None),
+                "shot_in_progress": self.unfinished,
+                "reason": getattr(self.error, "detail", "") or str(self.error)}
+
+
+def judged_frames(source, frames: int):
+    """The first ``frames`` frames of an open source, without reading one more: after a video that broke
+    off, the next read would hit the break again."""
+    if frames <= 0:
+        return
+    for frame in source:
+        yield frame
+        if frame.index + 1 >= frames:
+            return
 
 
 def load_state(engine, path: str | Path):
@@ -238,6 +267,11 @@ class _VisionFeed:
     def finish(self) -> list:
         return self._parse(self.vision.finish(), None) if self._started else []
 
+    def shot_in_progress(self) -> bool:
+        from .live import shot_in_progress
+
+        return self._started and shot_in_progress(self.vision)
+
     def _parse(self, raw, index) -> list:
         from rules.record import RecordError, parse_record
 
@@ -352,5 +386,5 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
     result = ReplayResult(str(video), game, float(source.fps), tuple(source.size), live.frames, replay.shots, log, layout,
                           replay.gaps, replay.notes, live.error, time.perf_counter() - started,
                           {"decode": timed.decode_s, "detect": feed.detect_s, "track+events": feed.track_s,
-                           "rules": replay.rules_s}, cal)
+                           "rules": replay.rules_s}, cal, live.unfinished)
     return result

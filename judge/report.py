@@ -5,7 +5,10 @@ layout, ``rulings`` (every ruling in the documented schema, docs/schemas/ruling.
 order), and ``shots``: per shot its number, game, frame span, shot record, ruling (or the reason the
 engine could not judge it), review flag and ``evidence``: the key instants (time, 1-sigma, the frames
 around it, where on the board, the pieces' fitted positions at that instant) with a crop of the frame
-nearest each, saved beside the report as ``<report>_files/shotNNN_<instant>.png``.
+nearest each, saved beside the report as ``<report>_files/shotNNN_<instant>.png``. ``truncated`` is
+null for a video read to its end; for one that broke off (cut short or damaged) it is
+``{last_frame, last_t_s, frames_expected, shot_in_progress, reason}``: the report then holds the shots
+completed before the break, and a shot in progress there was not judged.
 
 Both the report and its folder of crops are first written under temporary names and renamed into place
 only once complete; the overlay video goes through ``sim.video.VideoWriter``, which does the same.
@@ -25,7 +28,7 @@ import numpy as np
 
 from .errors import UserError
 from .evidence import KeyInstant, key_instants
-from .replay import ReplayResult, ReplayShot
+from .replay import ReplayResult, ReplayShot, judged_frames
 from .replay_draw import Board, call_lines
 
 __all__ = ["SCHEMA", "shot_frames", "build_report", "write_outputs", "CROP_HALF_MM", "CROP_PX"]
@@ -68,7 +71,7 @@ def build_report(result: ReplayResult, keys: dict[int, list[KeyInstant]], files_
     return {
         "schema": SCHEMA, "video": result.video, "game": result.game, "fps": result.fps,
         "size": list(result.size), "frames": result.frames, "duration_s": round(result.duration_s, 3),
-        "calibration": calibration_path, "lang": lang,
+        "calibration": calibration_path, "lang": lang, "truncated": result.cut,
         "start": {"from": start_from, "layout": {k: [round(v[0], 2), round(v[1], 2)] for k, v in sorted(result.layout.items())}},
         "rulings": [s.ruling for s in result.shots if s.ruling is not None],
         "shots": shots, "review": [s.no for s in result.shots if s.review], "notes": list(result.notes),
@@ -108,9 +111,7 @@ def write_outputs(result: ReplayResult, *, report: str | None, overlay: str | No
                 writer = stack.enter_context(_overlay_writer(overlay, result)) if overlay else None
                 plan = _OverlayPlan(result, keys, board) if overlay else None
                 source = stack.enter_context(open_source(result.video))
-                for frame in source:
-                    if frame.index >= result.frames:
-                        break
+                for frame in judged_frames(source, result.frames):
                     for no, k in wanted.get(frame.index, []) if tmp_dir is not None else []:
                         crop, _ = board.crop(frame.image, k.at_mm, CROP_HALF_MM, CROP_PX)
                         _write_png(tmp_dir / crop_name(no, k), crop)

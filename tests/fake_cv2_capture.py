@@ -36,6 +36,7 @@ class Device:
     plugged: bool = True
     frames_until_death: int | None = None   # frames delivered before the device vanishes
     refuse_opens: int = 0                   # opens that fail after it vanished (it is being replugged)
+    gone_after: int | None = None           # frames delivered in all before it vanishes for good
     opens: int = 0
     frames: int = 0
 
@@ -90,6 +91,9 @@ class FakeVideoCapture:
     def grab(self):
         dev = self.device
         if not self.opened or not dev.plugged:
+            return False
+        if dev.gone_after is not None and dev.frames >= dev.gone_after:
+            dev.plugged, dev.refuse_opens = False, 10**9
             return False
         if dev.frames_until_death is not None and dev.frames >= dev.frames_until_death:
             dev.plugged = False

@@ -1,7 +1,7 @@
-"""Subprocess for the crash test: judges a folder of frames with a scripted pipeline into a journal.
+"""Subprocess for the crash test: ``shotjudge live`` on a folder of frames, with vision replaced by a script.
 
-usage: python live_worker.py JOURNAL FRAMES_DIR RECORDS_JSON DELAY_S
-Shot k (1-based) ends at frame 4k-1; prints a JSON summary when it finishes.
+usage: python live_worker.py JOURNAL FRAMES_DIR RECORDS_JSON CALIBRATION DELAY_S
+Shot k (1-based) ends at frame 4k-1. The result is the command's own: its console output and exit status.
 """
 import json
 import os
@@ -10,11 +10,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from hardware import ImageFolderSource  # noqa: E402
-from judge.journal import Journal  # noqa: E402
-from judge.live import run_live  # noqa: E402
-from judge.match import Match  # noqa: E402
-from novuss_shots import novuss_engine  # noqa: E402
+import judge.cmd_live  # noqa: E402
+from judge import cli  # noqa: E402
 from rules import parse_record  # noqa: E402
 
 
@@ -29,16 +26,13 @@ class ScriptedPipeline:
 
 
 def main():
-    journal_path, frames_dir, records_path, delay_s = sys.argv[1:5]
-    records = [parse_record(r) for r in json.load(open(records_path))]
-    journal = Journal.open(journal_path, create=True, match={"game": "novuss", "source": frames_dir})
-    match = Match(novuss_engine(), journal)
-    with ImageFolderSource(frames_dir, fps=30) as source:
-        result = run_live(source, ScriptedPipeline(records, float(delay_s)), match, queue_size=1000)
-    journal.close()
-    print(json.dumps({"resumed": match.resumed_shots, "shots": result.shots, "skipped": result.skipped,
-                      "frames": result.frames}))
+    journal_path, frames_dir, records_path, calibration, delay_s = sys.argv[1:6]
+    with open(records_path, encoding="utf-8") as fh:
+        records = [parse_record(r) for r in json.load(fh)]
+    judge.cmd_live.make_pipeline = lambda *args, **kwargs: ScriptedPipeline(records, float(delay_s))
+    return cli.main(["live", "--game", "novuss", "--source", frames_dir, "--fps", "30", "--calibration", calibration,
+                     "--journal", journal_path, "--no-overlay", "--no-clips", "--queue", "1000"])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

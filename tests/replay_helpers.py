@@ -27,6 +27,23 @@ def filmed_scenario(tmp: Path, game: str, scenario: str, seed: int = 1, fps: flo
     return demo
 
 
+def shot_spans(demo: DemoGame, fps: float, delay_frames: int = 3) -> list[tuple[int, int]]:
+    """Per ground-truth shot: the frame it starts moving on and the frame ``ScriptedVision`` reports it on."""
+    return [(int(math.floor(s.record["t0"] * fps)), int(math.ceil(s.record["t1"] * fps)) + delay_frames)
+            for s in demo.session.shots]
+
+
+class _TruthSegmenter:
+    """``state`` as vision's shot segmenter has it: 'moving' from a shot's first frame until it is reported."""
+
+    def __init__(self, spans):
+        self.spans, self.frame = spans, -1
+
+    @property
+    def state(self) -> str:
+        return "moving" if any(a <= self.frame < b for a, b in self.spans) else "idle"
+
+
 class ScriptedVision:
     """Stands in for ``vision.pipeline.Pipeline``: tracked positions are the simulator's, and each shot's
     ground-truth record is reported a few frames after the shot ended (as a real segmenter would)."""
@@ -35,10 +52,9 @@ class ScriptedVision:
         self.clip = demo.session.rec.clip()
         self.fps = fps
         self.by_frame = {}
-        for shot in demo.session.shots:
-            rec = dict(shot.record)
-            end = int(math.ceil(rec["t1"] * fps)) + delay_frames
-            self.by_frame.setdefault(end, []).append(rec)
+        for shot, (_, end) in zip(demo.session.shots, shot_spans(demo, fps, delay_frames)):
+            self.by_frame.setdefault(end, []).append(dict(shot.record))
+        self.segmenter = _TruthSegmenter(shot_spans(demo, fps, delay_frames))
         self.tracker = self
         self.detector = None
         self.player = None
@@ -54,6 +70,7 @@ class ScriptedVision:
 
     def feed_image(self, image, frame, t_s):
         self._now = t_s
+        self.segmenter.frame = frame
         recs = self.by_frame.pop(frame, [])
         return recs[0] if recs else None
 

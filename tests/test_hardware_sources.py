@@ -75,6 +75,21 @@ def test_webcam_that_never_comes_back_ends_with_a_clear_message(monkeypatch):
     assert str(err.value).startswith("usb:0: stopped delivering frames and could not be reopened after 3 attempts")
 
 
+def test_webcam_that_comes_back_with_another_image_size_is_refused(monkeypatch):
+    """Replugged, the camera offers only another mode: the calibration no longer fits, so the source ends
+    with one line instead of handing out frames it would misread."""
+    fcv.install(monkeypatch, {0: fcv.Device(modes=[(1280, 720, 60.0, "MJPG")], frames_until_death=4)})
+    src = open_source("usb:0", fps=60, size=(1280, 720))
+    src._sleep = lambda s: None
+    with src:
+        frames = [src.read() for _ in range(3)]  # (the open itself reads one frame)
+        fcv.FakeVideoCapture.devices[0] = fcv.Device(modes=[(640, 480, 30.0, "YUYV")])
+        with pytest.raises(SourceError) as err:
+            src.read()
+    assert [f.index for f in frames] == [0, 1, 2] and all(f.size == (1280, 720) for f in frames)
+    assert str(err.value) == "usb:0: the camera came back with 640x480 instead of 1280x720; the calibration no longer fits"
+
+
 def test_missing_webcam_is_a_clear_error(monkeypatch):
     fcv.install(monkeypatch, {})
     with pytest.raises(SourceError, match=r"usb:3: cannot open the webcam /dev/video3"):
@@ -91,9 +106,12 @@ def test_stream_redacts_password_and_uses_ffmpeg(monkeypatch):
 
 
 # ----- recorded material -------------------------------------------------------------------------
-def write_mp4(path, n=48, fps=30, size=(96, 64), faststart=False, seed=0):
+def write_mp4(path, n=48, fps=30, size=(96, 64), faststart=False, seed=0, fragmented=False):
+    """Every frame a keyframe with its index in the top-left square (brightness 20 i mod 256). ``faststart``:
+    index before the data (as cameras and phones write); ``fragmented``: no frame count at all, as a
+    crash-safe recorder writes."""
     rng = np.random.default_rng(seed)
-    options = {"movflags": "faststart"} if faststart else {}
+    options = {"movflags": "frag_keyframe+empty_moov"} if fragmented else {"movflags": "faststart"} if faststart else {}
     with av.open(str(path), "w", options=options) as out:
         stream = out.add_stream("libx264", rate=Fraction(fps))
         stream.width, stream.height, stream.pix_fmt = size[0], size[1], "yuv420p"
@@ -131,6 +149,63 @@ def test_truncated_video_ends_with_how_many_frames_were_read(tmp_path):
     assert 0 < len(got) < 48 and got == list(range(len(got)))
     assert err.value.frames_read == len(got) and err.value.frames_expected == 48
     assert f"the video ends early after {len(got)} of 48 frames" in str(err.value)
+
+
+def packet_spans(path):
+    """(byte offset, size) of each video packet in the file, in decoding order."""
+    with av.open(str(path)) as c:
+        return [(p.pos, p.size) for p in c.demux(c.streams.video[0]) if p.size]
+
+
+def read_until_break(path):
+    got = []
+    with VideoFileSource(path) as src, pytest.raises(TruncatedVideo) as err:
+        for frame in src:
+            got.append(frame)
+    return got, err.value
+
+
+def assert_first_frames(frames, n):
+    assert [f.index for f in frames] == list(range(n))
+    assert all(abs(float(f.image[2:14, 2:14].mean()) - (i * 20) % 256) < 8 for i, f in enumerate(frames))
+
+
+def test_fragmented_video_cut_inside_a_packet_ends_exactly_there(tmp_path):
+    """No frame count in the header: the demuxer's mark on the packet cut in two is the only sign."""
+    path = tmp_path / "frag.mp4"
+    write_mp4(path, n=48, fragmented=True)
+    pos, size = packet_spans(path)[30]
+    path.write_bytes(path.read_bytes()[: pos + size // 2])
+    got, err = read_until_break(path)
+    assert_first_frames(got, 30)
+    assert err.frames_read == 30 and err.frames_expected is None and err.detail == "the last packet is cut short"
+    assert str(err) == f"{path}: the video ends early after 30 frames (file truncated or damaged: the last packet is cut short)"
+
+
+@pytest.mark.parametrize("damage, detail", [
+    ("zeros", "data the decoder refuses: Invalid data found when processing input"),
+    ("noise", "damaged picture data"),  # decoded with the hole patched over, flagged corrupt
+])
+def test_video_damaged_mid_file_stops_at_the_damage(tmp_path, damage, detail):
+    path = tmp_path / "damaged.mp4"
+    write_mp4(path, n=48, faststart=True)
+    pos, size = packet_spans(path)[20]
+    data = bytearray(path.read_bytes())
+    junk = bytes(size) if damage == "zeros" else np.random.default_rng(1).integers(0, 256, size - 8, np.uint8).tobytes()
+    data[pos + size - len(junk):pos + size] = junk
+    path.write_bytes(bytes(data))
+    got, err = read_until_break(path)
+    assert_first_frames(got, 20)  # nothing from the damaged packet on
+    assert (err.frames_read, err.frames_expected, err.detail) == (20, 48, detail)
+    assert "the video ends early after 20 of 48 frames (file truncated or damaged: " in str(err)
+
+
+def test_garbage_after_a_complete_video_is_not_a_break(tmp_path):
+    path = tmp_path / "tail.mp4"
+    write_mp4(path, n=12)
+    path.write_bytes(path.read_bytes() + np.random.default_rng(2).integers(0, 256, 4000, np.uint8).tobytes())
+    with VideoFileSource(path) as src:
+        assert_first_frames(list(src), 12)
 
 
 def test_video_cut_before_its_index_cannot_be_opened(tmp_path):

@@ -136,16 +136,23 @@ def _shots_in(path) -> int:
 
 
 def test_killed_mid_match_restarts_with_no_shot_lost_or_judged_twice(tmp_path):
+    """``shotjudge live`` (vision scripted) is SIGKILLed mid-match; the same command again says it resumes,
+    skips the shots the journal has and judges the rest: each shot once, in order, as the engine rules."""
+    from test_live import write_calibration
+
     n = 10
     raws = make_records(n)
     (tmp_path / "records.json").write_text(json.dumps(raws))
     frames = tmp_path / "frames"
     frames.mkdir()
     for i in range(4 * n + 3):
-        cv2.imwrite(str(frames / f"f{i:04d}.png"), np.full((6, 8, 3), i % 256, np.uint8))
+        cv2.imwrite(str(frames / f"f{i:04d}.png"), np.full((24, 32, 3), i % 256, np.uint8))
+    write_calibration(tmp_path / "cal.json", (32, 24))
     journal = tmp_path / "match.sqlite"
-    cmd = [sys.executable, str(HERE / "live_worker.py"), str(journal), str(frames), str(tmp_path / "records.json")]
-    proc = subprocess.Popen(cmd + ["0.02"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cmd = [sys.executable, str(HERE / "live_worker.py"), str(journal), str(frames), str(tmp_path / "records.json"),
+           str(tmp_path / "cal.json")]
+    env = {**os.environ, "COLUMNS": "300"}
+    proc = subprocess.Popen(cmd + ["0.02"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + 60
     while _shots_in(journal) < 4 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.01)
@@ -153,10 +160,12 @@ def test_killed_mid_match_restarts_with_no_shot_lost_or_judged_twice(tmp_path):
     proc.wait()
     before = _shots_in(journal)
     assert 4 <= before < n, "the worker should have been killed mid-match"
-    done = subprocess.run(cmd + ["0"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(cmd + ["0"], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
-    summary = json.loads(done.stdout.strip().splitlines()[-1])
-    assert summary["resumed"] == before and summary["skipped"] == before and summary["shots"] == n - before
+    assert f"resuming {journal}: game 1, {before} shot(s) already judged" in done.stdout
+    assert f"{4 * n + 3} frames, {n - before} shot(s) judged, {before} already in the journal" in done.stdout
+    announced = [line.split(" player")[0] for line in done.stdout.splitlines() if line.startswith("game 1 shot ")]
+    assert announced == [f"game 1 shot {k}" for k in range(before + 1, n + 1)]  # only the new ones are announced
     with Journal.open(journal) as j:
         shots = j.entries("shot")
         resume = j.resume()

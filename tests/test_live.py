@@ -1,4 +1,5 @@
 """Live judging: capture thread + bounded queue + scripted vision, faults end in clear messages and intact data."""
+import io
 import json
 import threading
 import time
@@ -7,13 +8,14 @@ import numpy as np
 import pytest
 
 import fake_cv2_capture as fcv
+import hardware
 from calibration import default_profile
 from calibration.calfile import Calibration, save_calibration
 from calibration.plane import from_points
 from hardware import Frame, FrameGap, ImageFolderSource, open_source
 from judge import cli
 from judge.journal import Journal
-from judge.live import FrameQueue, run_live
+from judge.live import ConsoleAnnouncer, FrameQueue, run_live
 from judge.match import Match
 from novuss_shots import make_records, novuss_engine
 from rules import parse_record
@@ -21,13 +23,17 @@ from test_hardware_sources import write_mp4
 
 
 class ScriptedPipeline:
-    """Stands in for vision: shot k (1-based) is reported at the k-th frame index in ``at``."""
+    """Stands in for vision: shot k (1-based) is reported at the k-th frame index in ``at``. With
+    ``open_from``, the next record's shot starts moving at that frame and is never completed: only
+    ``finish`` (the stream ended cleanly) would read it as it stands."""
 
-    def __init__(self, raws, at, delay_s=0.0):
+    def __init__(self, raws, at, delay_s=0.0, open_from=None):
         self.records = [parse_record(r) for r in raws]
         self.at = dict(zip(at, range(len(at))))
         self.delay_s = delay_s
+        self.open_from = open_from
         self.seen = []
+        self.finished = 0
 
     def feed(self, frame):
         self.seen.append(frame.index)
@@ -35,6 +41,13 @@ class ScriptedPipeline:
             time.sleep(self.delay_s)
         k = self.at.get(frame.index)
         return [self.records[k]] if k is not None else []
+
+    def shot_in_progress(self):
+        return self.open_from is not None and bool(self.seen) and self.seen[-1] >= self.open_from
+
+    def finish(self):
+        self.finished += 1
+        return [self.records[len(self.at)]] if self.shot_in_progress() else []
 
 
 def frame(i, t=None):
@@ -121,6 +134,62 @@ def test_truncated_recording_keeps_the_shots_before_the_cut(tmp_path):
     journal.close()
 
 
+def test_a_shot_cut_off_by_a_broken_recording_is_never_judged(tmp_path):
+    """The file breaks off while shot 3 is moving: shots 1 and 2 are judged, shot 3 is not read from its
+    partial motion (``finish`` is not asked), and the result says a shot was cut off."""
+    path = tmp_path / "cut.mp4"
+    write_mp4(path, n=48, faststart=True)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 6 // 10])  # 28 of the 48 frames survive
+    match, journal = _match(tmp_path)
+    pipeline = ScriptedPipeline(make_records(3), at=[3, 8], open_from=20)
+    with open_source(str(path)) as src:
+        result = run_live(src, pipeline, match)
+    assert isinstance(result.error, hardware.TruncatedVideo) and result.error.frames_read == result.frames == 28
+    assert result.unfinished and pipeline.finished == 0
+    assert result.shots == 2 and [e["payload"]["record"] for e in journal.entries("shot")] == make_records(2)
+    journal.close()
+    # the same pipeline on a recording that ends cleanly: the open shot is read at the end, as before
+    whole = tmp_path / "whole.mp4"
+    write_mp4(whole, n=24)
+    (tmp_path / "m.sqlite").unlink()
+    match, journal = _match(tmp_path)
+    pipeline = ScriptedPipeline(make_records(3), at=[3, 8], open_from=20)
+    with open_source(str(whole)) as src:
+        result = run_live(src, pipeline, match)
+    assert result.error is None and not result.unfinished and pipeline.finished == 1 and result.shots == 3
+    journal.close()
+
+
+def _review_record():
+    """Shot 1 of make_records with the opponent's B1 touched 3 ms after A1 at low confidence (the
+    engine asks for review) and a pawn vision lost from sight (``meta.review``)."""
+    raw = make_records(1)[0]
+    raw["events"].insert(1, {"t": raw["events"][0]["t"] + 0.003, "kind": "contact", "a": "bat", "b": "B1",
+                             "confidence": 0.4})
+    raw["meta"] = {"review": [{"piece": "B3", "reason": "lost from sight", "at": [250.0, -100.0]}]}
+    return raw
+
+
+def test_console_announces_review_flags_on_the_call_line(tmp_path):
+    from rich.console import Console
+
+    out = io.StringIO()
+    match, journal = _match(tmp_path, listeners=[ConsoleAnnouncer(Console(file=out, width=400, highlight=False))])
+    match.judge(parse_record(_review_record()))
+    match.judge(parse_record(make_records(2)[1]))  # B's shot (A's first ended in a review, not a miss)
+    lines = out.getvalue().splitlines()
+    calls = [line for line in lines if line.startswith("game ")]
+    assert calls[0] == ("game 1 shot 1 player A — REVIEW: First contact too close to call from the video (3.0 ms "
+                        "apart): referee to decide. (novuss.II.3); vision: B3 lost from sight at (250, -100) mm, "
+                        "kept there: please check")
+    assert "  review_first_contact (novuss.II.3) First contact too close to call from the video (3.0 ms apart): " \
+           "referee to decide." in lines
+    assert "REVIEW" not in calls[1] and calls[1].startswith("game 1 shot 2 player ")
+    assert journal.entries("shot")[0]["payload"]["ruling"]["review"] is True
+    journal.close()
+
+
 # ----- the command ---------------------------------------------------------------------------------
 def write_calibration(path, size):
     w, h = size
@@ -142,21 +211,22 @@ def live_setup(tmp_path, monkeypatch):
     write_calibration(cal, (96, 64))
     raws = make_records(3, step_s=0.2)  # shot times in the video's time: shot k starts at 0.2 (k-1) s
     made = []
+    options = {}  # extra ScriptedPipeline settings a test may set before running the command
 
     def fake_pipeline(calibration, fps, game, layout=None, on_error=None, background=()):
         assert calibration.plane.image_size == (96, 64) and fps == 30 and game == "novuss"
-        made.append(ScriptedPipeline(raws, at=[5, 12, 20]))
+        made.append(ScriptedPipeline(raws + make_records(4, step_s=0.2)[3:], at=[5, 12, 20], **options))
         return made[-1]
 
     monkeypatch.setattr(judge.cmd_live, "make_pipeline", fake_pipeline)
     monkeypatch.chdir(tmp_path)
     args = ["live", "--game", "novuss", "--source", str(video), "--calibration", str(cal), "--no-overlay",
             "--journal", str(tmp_path / "j.sqlite")]
-    return tmp_path, args, raws
+    return tmp_path, args, raws, options
 
 
 def test_live_command_judges_records_clips_and_resumes(live_setup, capsys):
-    tmp_path, args, raws = live_setup
+    tmp_path, args, raws, _ = live_setup
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "game 1 shot 3" in out and "3 shot(s) judged, 0 already in the journal" in out
@@ -172,16 +242,30 @@ def test_live_command_judges_records_clips_and_resumes(live_setup, capsys):
 
 
 def test_live_command_refuses_a_calibration_for_another_image_size(live_setup, capsys):
-    tmp_path, args, _ = live_setup
+    tmp_path, args, raws, _ = live_setup
+    good = (tmp_path / "cal.json").read_bytes()
     write_calibration(tmp_path / "cal.json", (1280, 720))
     assert cli.main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("shotjudge live: error: ") and "1280x720" in err and "96x64" in err
     assert not (tmp_path / "j.sqlite").exists()  # nothing written for a match that never started
+    # a match under way, resumed with the wrong calibration: refused before the journal is touched
+    (tmp_path / "cal.json").write_bytes(good)
+    assert cli.main(args) == 0
+    before = (tmp_path / "j.sqlite").read_bytes()
+    write_calibration(tmp_path / "cal.json", (1280, 720))
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "made for 1280x720 images but the frames are 96x64" in err[0]
+    assert (tmp_path / "j.sqlite").read_bytes() == before
+    with Journal.open(tmp_path / "j.sqlite") as j:
+        assert [e["payload"]["record"] for e in j.entries("shot")] == raws
 
 
 def test_live_command_on_a_truncated_video_says_what_was_kept(live_setup, capsys):
-    tmp_path, args, _ = live_setup
+    tmp_path, args, _, options = live_setup
+    options["open_from"] = 24  # a fourth shot is moving when the file breaks off
     video = tmp_path / "match.mp4"
     write_mp4(video, n=48, size=(96, 64), faststart=True)
     data = video.read_bytes()
@@ -190,8 +274,47 @@ def test_live_command_on_a_truncated_video_says_what_was_kept(live_setup, capsys
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "the video ends early after" in err and "of 48 frames" in err
     assert "the 3 shot(s) judged before it are in" in err
+    assert err.endswith("; the shot in progress when it stopped was not judged")
     with Journal.open(tmp_path / "j.sqlite") as j:
         assert len(j.entries("shot")) == 3
+
+
+def test_live_command_camera_that_dies_and_comes_back_keeps_the_match(live_setup, monkeypatch, capsys):
+    """The webcam vanishes after 12 frames and is back on the second reopen; shots 2 and 3 come after.
+    Later it is gone for good: the command ends with one line saying where the match is kept. (The
+    source reads one frame at each open to learn the real size: 28 frames reach the judge.)"""
+    tmp_path, args, raws, _ = live_setup
+    device = fcv.Device(modes=[(96, 64, 30.0, "MJPG")], frames_until_death=12, refuse_opens=1, gone_after=30)
+    clock = fcv.install(monkeypatch, {0: device})
+    real_open = hardware.open_source
+
+    def on_fake_clock(*a, **k):  # reopen backoff on the fake camera's clock, not the wall clock
+        src = real_open(*a, **k)
+        src._sleep = clock.sleep
+        return src
+
+    monkeypatch.setattr(hardware, "open_source", on_fake_clock)
+    monkeypatch.setenv("COLUMNS", "300")  # one console line per message
+    args = [a if a != str(tmp_path / "match.mp4") else "usb:0" for a in args]
+    args += ["--size", "96x64", "--fps", "30", "--queue", "100000", "--max-reconnects", "2", "--no-clips"]
+    assert cli.main(args) == 2
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "usb:0: the webcam stopped delivering frames" in out
+    assert "usb:0: reopen attempt 1 of 2 failed" in out and "usb:0: reopened after 2 attempt(s)" in out
+    gap_line = next(line for line in out.splitlines() if line.startswith("frames lost: "))
+    assert "missing between #10 and #11" in gap_line and gap_line.endswith(", reconnect)")
+    assert "game 1 shot 3" in out
+    assert "28 frames, 3 shot(s) judged, 0 already in the journal, 23 frame(s) lost in 1 gap(s)" in out
+    err = captured.err.strip().splitlines()
+    assert err == [f"shotjudge live: error: usb:0: stopped delivering frames and could not be reopened after 2 "
+                   f"attempts (last error: usb:0: cannot open the webcam /dev/video0 (not connected, no permission, "
+                   f"or in use by another program)); the 3 shot(s) judged before it are in {tmp_path / 'j.sqlite'}; "
+                   f"run the same command again to resume"]
+    with Journal.open(tmp_path / "j.sqlite") as j:
+        assert [e["payload"]["record"] for e in j.entries("shot")] == raws
+        gaps = [e["payload"] for e in j.entries("gap")]
+    assert len(gaps) == 1 and gaps[0]["reason"] == "reconnect" and (gaps[0]["from_index"], gaps[0]["to_index"]) == (10, 11)
 
 
 def test_the_real_vision_pipeline_plugs_into_the_live_seam(tmp_path):

@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+import av
 import cv2
 import jsonschema
 import numpy as np
@@ -10,10 +11,12 @@ import pytest
 import judge.replay as replay_mod
 from judge import cli
 from judge.cmd_replay import same_ruling
+from judge.demo import film, simulate
 from judge.report import shot_frames
 from judge.textdraw import draw_lines, font_path, to_ascii
-from replay_helpers import ScriptedVision, filmed_scenario
+from replay_helpers import ScriptedVision, filmed_scenario, shot_spans
 from sim.video import read_video_frames
+from test_hardware_sources import packet_spans
 
 ROOT = Path(__file__).resolve().parent.parent
 FPS = 30.0
@@ -93,7 +96,8 @@ def test_overlay_video_has_every_frame(clip, scripted, tmp_path):
     assert np.abs(got[-1].astype(int) - plain[-1]).mean() > 1.0  # zones, tracks and the call are drawn
 
 
-def test_truncated_video_is_refused_and_writes_nothing(clip, scripted, tmp_path, capsys):
+def test_video_cut_before_its_index_is_refused_and_writes_nothing(clip, scripted, tmp_path, capsys):
+    """An MP4 whose index (moov) comes last, cut: not one frame can be found, so nothing can be kept."""
     d, _ = clip
     cut = tmp_path / "cut.mp4"
     data = (d / "video.mp4").read_bytes()
@@ -103,8 +107,137 @@ def test_truncated_video_is_refused_and_writes_nothing(clip, scripted, tmp_path,
     args[1] = str(cut)
     assert cli.main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("shotjudge replay: error: ") and str(cut) in err[-1]
-    assert not report.exists() and not any(tmp_path.glob("*report*_files*"))
+    assert err[-1].startswith(f"shotjudge replay: error: {cut}: cannot read this file as a video (truncated, damaged")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.mp4"]
+
+
+# ----- a match video that breaks off -------------------------------------------------------------
+def _remux(src: Path, dst: Path, movflags: str) -> None:
+    """The same packets in another MP4 layout: ``faststart`` (index first, as cameras and phones write)
+    or ``frag_keyframe+empty_moov`` (fragments, as a crash-safe recorder writes)."""
+    with av.open(str(src)) as inp, av.open(str(dst), "w", format="mp4", options={"movflags": movflags}) as out:
+        stream = out.add_stream_from_template(inp.streams.video[0])
+        for packet in inp.demux(inp.streams.video[0]):
+            if packet.dts is not None:
+                packet.stream = stream
+                out.mux(packet)
+
+
+@pytest.fixture(scope="module")
+def match_clip(tmp_path_factory):
+    """Three Novuss shots (the demo's stretch) filmed at 320x240, 30 fps: 285 frames, in both layouts."""
+    d = tmp_path_factory.mktemp("three_shots")
+    demo = simulate("novuss", max_shots=3)
+    film(demo, d, FPS, (320, 240))
+    _remux(d / "video.mp4", d / "faststart.mp4", "faststart")
+    _remux(d / "video.mp4", d / "fragmented.mp4", "frag_keyframe+empty_moov")
+    return d, demo
+
+
+def _break(src: Path, dst: Path, how: str, frame: int) -> None:
+    data = bytearray(src.read_bytes())
+    pos, size = packet_spans(src)[frame]
+    if how == "cut":  # the file ends inside that frame's packet
+        dst.write_bytes(bytes(data[: pos + size // 2]))
+    else:  # that packet's bytes zeroed: damage in the middle of the file
+        data[pos:pos + size] = bytes(size)
+        dst.write_bytes(bytes(data))
+
+
+def _midway(demo, shot: int) -> int:
+    a, b = shot_spans(demo, FPS)[shot - 1]
+    return (a + b) // 2
+
+
+@pytest.mark.parametrize("layout, how, where, in_progress", [
+    ("faststart", "cut", "70%", False),      # cut at 70% of the bytes: between shots 2 and 3
+    ("fragmented", "cut", "shot 2", True),   # cut while shot 2 is moving (a fragmented file has no frame count)
+    ("faststart", "damage", "shot 3", True),  # zeroed data while shot 3 is moving
+])
+def test_video_that_breaks_off_keeps_the_shots_before_the_break(match_clip, monkeypatch, tmp_path, capsys,
+                                                                  layout, how, where, in_progress):
+    d, demo = match_clip
+    monkeypatch.setattr(replay_mod, "make_vision", lambda cal, bg: ScriptedVision(demo, FPS))
+    video = tmp_path / "cut.mp4"
+    src = d / f"{layout}.mp4"
+    if where == "70%":
+        data = src.read_bytes()
+        video.write_bytes(data[: len(data) * 7 // 10])
+    else:
+        _break(src, video, how, _midway(demo, int(where.split()[1])))
+    report, overlay = tmp_path / "report.json", tmp_path / "overlay.mp4"
+    rc = cli.main(["replay", str(video), "--game", "novuss", "--calibration", str(d / "calibration.json"),
+                   "--background", str(d / "empty-board.png"), "--state", str(d / "start-state.json"), "--quiet",
+                   "--report", str(report), "--overlay", str(overlay)])
+    assert rc == 1  # a partial result: not 0 (all judged), not 2 (bad input, nothing written)
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    cut = doc["truncated"]
+    last = cut["last_frame"]
+    # the truth: shots reported (completed) by the last good frame are judged; one moving there is not
+    spans = shot_spans(demo, FPS)
+    done = sum(end <= last for _, end in spans)
+    assert any(a <= last < b for a, b in spans) is in_progress  # the case is the one it says it is
+    reason = {"cut": "the last packet is cut short",
+              "damage": "data the decoder refuses: Invalid data found when processing input"}[how]
+    expected = None if layout == "fragmented" else 285
+    assert cut == {"last_frame": last, "last_t_s": round(last / FPS, 3), "frames_expected": expected,
+                   "shot_in_progress": in_progress, "reason": reason}
+    if where != "70%":  # broken inside the packet of frame ``midway``: the frames before it (B-frame delay aside)
+        assert _midway(demo, int(where.split()[1])) - 4 <= last + 1 <= _midway(demo, int(where.split()[1]))
+    assert doc["frames"] == last + 1 and len(read_video_frames(overlay)) == last + 1
+    assert [s["no"] for s in doc["shots"]] == list(range(1, done + 1)) and len(doc["rulings"]) == done >= 1
+    for got, want in zip(doc["rulings"], demo.truth):
+        assert same_ruling(got, want) and [c["code"] for c in got["calls"]] == [c["code"] for c in want["calls"]]
+    assert all(s["frames"][1] <= last for s in doc["shots"])
+    for shot in doc["shots"]:
+        for item in shot["evidence"]:
+            assert cv2.imread(str(tmp_path / item["image"])) is not None
+    err = capsys.readouterr().err.strip().splitlines()
+    of = f" of {expected}" if expected else ""
+    assert err[-1] == (f"shotjudge replay: error: {video}: the video ends abruptly after frame {last} (t={last / FPS:.2f} s; "
+                       f"{last + 1}{of} frames readable: {reason}): {report} holds the {done} shot(s) completed before "
+                       f"the cut; " + ("the shot in progress at the cut was not judged" if in_progress
+                                       else "no shot was in progress at the cut"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.mp4", "overlay.mp4", "report.json", "report_files"]
+
+
+def test_broken_video_dispute_view_and_shots_past_the_break(match_clip, monkeypatch, tmp_path, capsys):
+    """The dispute view of a shot before the break is rendered (never reading into it); one asked for past
+    it is a one-line error, and nothing is written."""
+    d, demo = match_clip
+    monkeypatch.setattr(replay_mod, "make_vision", lambda cal, bg: ScriptedVision(demo, FPS))
+    video = tmp_path / "cut.mp4"
+    _, end2 = shot_spans(demo, FPS)[1]
+    _break(d / "faststart.mp4", video, "cut", end2 + 1)  # shot 2 reported, its padded frames reach the cut
+    args = ["replay", str(video), "--game", "novuss", "--calibration", str(d / "calibration.json"), "--background",
+            str(d / "empty-board.png"), "--state", str(d / "start-state.json"), "--quiet"]
+    dispute = tmp_path / "d.mp4"
+    assert cli.main(args + ["--shot", "2", "--slow", "2", "--dispute", str(dispute)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    last = int(err[-1].split("after frame ")[1].split()[0])
+    first2 = shot_frames(replay_mod.ReplayShot(2, 1, demo.session.shots[1].record, None), FPS, last + 1)[0]
+    assert len(read_video_frames(dispute)) == (last - first2 + 1) * 2  # up to the last good frame
+    assert err[-1].endswith("the table above lists the 2 shot(s) completed before the cut; "
+                            "no shot was in progress at the cut")
+    assert cli.main(args + ["--shot", "3", "--report", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"shotjudge replay: error: --shot 3: the video has 2 judged shot(s) before it ends abruptly after "
+                   f"frame {last}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.mp4", "d.mp4"]
+
+
+def test_garbage_after_a_complete_video_is_judged_in_full(match_clip, monkeypatch, tmp_path):
+    d, demo = match_clip
+    monkeypatch.setattr(replay_mod, "make_vision", lambda cal, bg: ScriptedVision(demo, FPS))
+    video = tmp_path / "tail.mp4"
+    video.write_bytes((d / "video.mp4").read_bytes() + np.random.default_rng(3).integers(0, 256, 5000, np.uint8).tobytes())
+    report = tmp_path / "r.json"
+    assert cli.main(["replay", str(video), "--game", "novuss", "--calibration", str(d / "calibration.json"),
+                     "--background", str(d / "empty-board.png"), "--state", str(d / "start-state.json"), "--quiet",
+                     "--report", str(report)]) == 0
+    doc = json.loads(report.read_text())
+    assert doc["truncated"] is None and doc["frames"] == 285 and len(doc["rulings"]) == 3
+    assert all(same_ruling(g, w) for g, w in zip(doc["rulings"], demo.truth))
 
 
 def test_calibration_for_another_image_size_is_refused(clip, tmp_path, capsys):
