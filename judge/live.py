@@ -149,10 +149,8 @@ class LiveResult:
 
 
 def shot_in_progress(vision) -> bool:
-    """Whether ``vision.pipeline.Pipeline`` is inside a shot: pieces moving, or a shot that has ended but
-    waits for the tracker to say where a vanished piece went (read from its segmenter's state)."""
-    moving = getattr(getattr(vision, "segmenter", None), "state", "idle") != "idle"
-    return moving or getattr(vision, "_pending", None) is not None
+    """Whether the vision (a ``vision.pipeline.Pipeline``, or anything with ``in_shot``) is inside a shot."""
+    return bool(getattr(vision, "in_shot", False))
 
 
 def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int = 64, recorder=None,

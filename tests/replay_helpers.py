@@ -64,6 +64,10 @@ class ScriptedVision:
     def start(self, layout, frame, t_s):
         self.started = dict(layout)
 
+    @property
+    def in_shot(self) -> bool:  # as ``Pipeline.in_shot``
+        return self.segmenter.state != "idle"
+
     def positions(self):
         f = self.clip.states_at(self._now)
         return {p.id: (p.x_mm, p.y_mm) for p in f.pieces if p.visible and p.z_mm > -20.0}
