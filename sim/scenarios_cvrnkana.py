@@ -100,8 +100,9 @@ def pit_entry(profile, seed, fast: bool):
 
 
 def hand_nudge(profile, seed):
-    """A flicks A1 while the hand brushes B1, which moves (7a: everything moved goes back)."""
-    field = {**FIELD, "B1": (-80.0, -560.0)}
+    """A flicks A1 while the hand brushes B1, which moves (7a: everything moved goes back). Both lie in the
+    camera's view, so the foul is one the camera can see."""
+    field = {**FIELD, "A1": (-150.0, -250.0), "B1": (-110.0, -280.0)}
     s = _mid(profile, seed, field)
     v = aim_flick(s.field, "A1", (0.0, 0.0), _speed_to_arrive(s.field, math.hypot(*field["A1"]), 300.0))
     sh = s.flick("A", "A1", v, nudges={"B1": (60.0, -140.0)})

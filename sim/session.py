@@ -27,6 +27,7 @@ __all__ = ["SimShot", "NovussSession", "CvrnkanaSession", "Episode", "PremiseErr
 POS_DECIMALS = 2
 TIME_DECIMALS = 6
 HAND_R_MM = 45.0
+REFEREE_S = 1.0  # from the last motion of a shot to a hand carrying out its ruling (the call is read first)
 CUE = dict(length_mm=1300.0, width_mm=12.0)
 
 
@@ -292,18 +293,34 @@ class CvrnkanaSession(_Session):
             self.carry_out(ruling)
         return shot
 
+    def _carry(self, marble: str, at: tuple[float, float], after_s: float = REFEREE_S) -> None:
+        """A hand comes once the call is known (``after_s`` after the last motion), picks the marble up
+        where it lies (or from the pit), carries it to ``at`` and puts it down: the marble never slides
+        on its own, and is out of sight only under the hand."""
+        x, y, z, ang, vis = self.rec.state(marble)
+        frm = (x, y) if vis and z > -20.0 else (0.0, 0.0)  # a marble in the pit is fished out of it
+        t0 = self.rec.t_last_s + after_s
+        out = (frm[0], frm[1] - 500.0)
+        keys = ((t0, *out, math.pi / 2, 60.0), (t0 + 0.4, *frm, math.pi / 2, 25.0),
+                (t0 + 0.55, *frm, math.pi / 2, 25.0), (t0 + 0.95, *at, math.pi / 2, 25.0),
+                (t0 + 1.2, *at, math.pi / 2, 25.0), (t0 + 1.6, at[0], at[1] - 500.0, math.pi / 2, 60.0))
+        self.rec.occluders.append(OccluderTrack("hand", keys, radius_mm=HAND_R_MM))
+        self.rec.hold(t0 + 0.45)
+        self.rec.sample(t0 + 0.46, {marble: (x, y, z, ang, False)})  # lifted under the hand
+        self.rec.hold(t0 + 1.0)
+        self.rec.sample(t0 + 1.01, {marble: (at[0], at[1], 0.0, 0.0, True)})  # put down under the hand
+        self.rec.hold(t0 + 2.2)
+        self.field.place({marble: at})
+
     def carry_out(self, ruling) -> None:
         """Returns (7a, 7f) put marbles back; a marble sent to the start line leaves the field."""
+        first = True
         for act in ruling.actions:
             if act.piece is None:
                 continue
             if act.kind == "return" and act.at is not None:
-                at = (float(act.at[0]), float(act.at[1]))
-                t = self.rec.t_last_s + 0.1
-                arrive = self._hand(t, (at[0], at[1] - 500.0), at, math.pi / 2)
-                self.rec.sample(arrive, {act.piece: (at[0], at[1], 0.0, 0.0, True)})
-                self.rec.hold(arrive + 0.65)
-                self.field.place({act.piece: at})
+                self._carry(act.piece, (float(act.at[0]), float(act.at[1])), REFEREE_S if first else 0.2)
+                first = False
             elif act.kind in ("to_start_line", "replace"):
                 self.field.take(act.piece)
                 x, y, *_ = self.rec.state(act.piece)

@@ -55,9 +55,9 @@ def test_first_contact_is_right_or_flagged_never_silently_wrong(table, fps):
 
 
 @pytest.mark.parametrize("fps", [60, 30])
-def test_cvrnkana_pit_entry_and_unseen_nudge(table, fps):
+def test_cvrnkana_pit_entry_and_hand_nudge(table, fps):
     s, st = table[fps]["cvr hard"]
     assert s["segmentation_errors"] == 0
-    # pit-entry is ruled right; hand-nudge moves B1 outside the camera's view: unobservable, wrong
-    assert s["rulings_n"] == 2 and s["rulings_same"] == 50.0
-    assert any("hand-nudge" in n for n in st["ruling_notes"])
+    # pit-entry and the hand nudging an opponent's marble in view (7a) are both ruled as the truth is
+    assert s["rulings_n"] == 2 and s["rulings_same"] == 100.0
+    assert st["ruling_notes"] == []

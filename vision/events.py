@@ -117,7 +117,7 @@ class EventExtractor:
     def __init__(self, surface: Surface, sigma_mm: float | None = None, decel_mm_s2: float | None = None,
                  t_err_floor_s: float = 1e-4, reach_tol_mm: float = 4.0, window_pad: float = 0.3,
                  min_speed_mm_s: float = 30.0, contact_s: float = 1e-4, radius_sigma_mm: float = 0.05,
-                 frame_model: float = 0.01):
+                 frame_model: float = 0.01, exposure_s: float | None = None):
         """``contact_s``: how long a contact takes to change the velocities. The pieces touch at the
         event instant, but their outgoing lines describe the motion after the impulse: extrapolated
         back, the kink lies up to ``contact_s`` and the departure (the instant the outgoing discs are a
@@ -128,12 +128,17 @@ class EventExtractor:
         time error grows as the closing speed falls). ``frame_model``: a model error of this fraction of
         the frame interval, for what a stretch of constant deceleration does not describe over the
         frames it is extrapolated across (spin, a blurred blob's centre, the contact itself); the
-        longer the interval, the further each line is run to meet the other."""
+        longer the interval, the further each line is run to meet the other. ``exposure_s``: how long
+        each frame is exposed (None: half the frame interval). A blurred disc is seen at its mean place
+        over the exposure, which is its place at the frame's instant only while it moves on one line: a
+        frame whose exposure straddles the piece's own event mixes both lines, so it is left out of both
+        stretches when that event is timed."""
         self.surface = surface
         self.contact_s, self.radius_sigma_mm, self.frame_model = contact_s, radius_sigma_mm, frame_model
         self.sigma_mm, self.decel_mm_s2 = sigma_mm, decel_mm_s2
         self.t_err_floor_s, self.reach_tol_mm, self.window_pad = t_err_floor_s, reach_tol_mm, window_pad
         self.min_speed_mm_s = min_speed_mm_s
+        self.exposure_s = exposure_s
 
     # -- the one method ----------------------------------------------------------------------------
     def extract(self, tracks: Mapping[str, Track]) -> list[Event]:
@@ -315,14 +320,17 @@ class EventExtractor:
         lo, hi = c.window
         k = c.change[c.piece]
         bm, am = m.fits[k], m.fits[k + 1]
-        kink_m = _kink(bm, am, lo, hi)
+        half = 0.5 * (self.exposure_s if self.exposure_s is not None else 0.5 * self._frame_dt(motions))
+        bm, am, kink_m = self._unblurred(m, bm, am, lo, hi, half)
         if kink_m is not None:
             kink_m = self._lagged(kink_m, 1.0)
         if c.other is not None:
             q = motions[c.other]
             kq = c.change.get(c.other)
             bq, aq = (q.fits[kq], q.fits[kq + 1]) if kq is not None else (q.fit_at(lo), q.fit_at(hi))
-            kink_q = _kink(bq, aq, lo, hi) if kq is not None else None
+            kink_q = None
+            if kq is not None:
+                bq, aq, kink_q = self._unblurred(q, bq, aq, lo, hi, half)
             if kink_q is not None:
                 kink_q = self._lagged(kink_q, 1.0)
                 c.ests[f"kink:{c.other}"] = kink_q
@@ -350,11 +358,24 @@ class EventExtractor:
             c.ests[f"kink:{c.piece}"] = kink_m
         self._causal(c, motions)
 
-    def _trimmed(self, m: Motion, before: Fit, after: Fit, other: _Est) -> tuple[Fit, Fit]:
+    def _unblurred(self, m: Motion, before: Fit, after: Fit, lo: float, hi: float,
+                   half_exposure_s: float) -> tuple[Fit, Fit, _Est | None]:
+        """The kink of one piece, timed again without the frames whose exposure straddles it (their
+        blurred centre lies on neither line), with the stretches refitted on the frames left."""
+        kink = _kink(before, after, lo, hi)
+        if kink is None:
+            return before, after, None
+        b2, a2 = self._trimmed(m, before, after, kink, half_exposure_s + kink.sigma)
+        if b2 is before and a2 is after:
+            return before, after, kink
+        again = _kink(b2, a2, lo, hi)
+        return (b2, a2, again) if again is not None else (before, after, kink)
+
+    def _trimmed(self, m: Motion, before: Fit, after: Fit, other: _Est, margin: float | None = None) -> tuple[Fit, Fit]:
         """A small deflection can leave a frame taken after the touch in a piece's incoming stretch (or
         one taken before it in the outgoing stretch): the other piece's reaction (its kink) says when the
-        touch was, so refit each stretch on the frames on its own side of it only."""
-        margin = 2.0 * other.total
+        touch was, so refit each stretch on the frames on its own side of it only (``margin`` beyond it)."""
+        margin = 2.0 * other.total if margin is None else margin
         out = []
         for f, keep in ((before, m.t[before.i0:before.i1] < other.t - margin),
                         (after, m.t[after.i0:after.i1] > other.t + self.contact_s + margin)):

@@ -5,6 +5,7 @@ keeps the tracker's history short while nothing moves.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Mapping
 
 from rules.record import piece_ids
@@ -42,6 +43,12 @@ class Pipeline:
         self.tracker.start(layout, frame, t_s, spares)
         self.segmenter.seed(layout)
 
+    @property
+    def in_shot(self) -> bool:
+        """Whether a shot is under way: pieces moving, or a shot that has ended but waits for the tracker
+        to say where a vanished piece went. A source that fails now leaves that shot unjudged."""
+        return self.segmenter.state != "idle" or self._pending is not None
+
     def feed_image(self, image, frame: int, t_s: float) -> dict | None:
         return self.feed(self.detector.detect(image, frame, t_s))
 
@@ -58,6 +65,8 @@ class Pipeline:
         self.tracker.expect(placements)
 
     def feed(self, dets: Detections) -> dict | None:
+        if self.surface.pit_radius_mm:
+            dets = self._field_only(dets)
         named = self.tracker.update(dets)
         self.last_named = named
         window = self.segmenter.update(named) or self._pending
@@ -75,6 +84,13 @@ class Pipeline:
         self.tracker.end_shot(dets.t_s - self.segmenter.still_s)
         return rec
 
+    def _field_only(self, dets: Detections) -> Detections:
+        """What lies in the pit has left the field: a marble whose centre is over it has fallen in, and
+        a blob inside it (marbles settling in its shadow) is neither a piece nor a hand over the field."""
+        s = self.surface
+        keep = tuple(d for d in dets if not (s.in_pit(d.centre_mm, -1.0) and
+                                             (d.kind not in ("hand", "cue") or d.radius_mm <= s.pit_radius_mm)))
+        return dets if len(keep) == len(dets) else replace(dets, items=keep)
 
     def engine(self, record: Mapping | None = None):
         """The rule engine for this game, told how well the record's positions are known: a Novuss

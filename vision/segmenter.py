@@ -88,8 +88,9 @@ class ShotSegmenter:
             if still or dets.t_s - t0 > self.max_shot_s:
                 t_s0, f0, before, starter = self._start
                 after = self._resting(seen) if still else {p: d.centre_mm for p, d in seen.items()}
-                for p, xy in after.items():
-                    self._recent[p] = deque([xy], maxlen=self.rest_frames)
+                # a piece that left (pocket, pit, out of view) keeps no history: if it comes back (a
+                # ruling returns it) its old sightings would read as a move from there
+                self._recent = {p: deque([xy], maxlen=self.rest_frames) for p, xy in after.items()}
                 self._settled = set(after) if still else set()
                 self._fresh.clear()
                 out = ShotWindow(t_s0, dets.t_s, f0, dets.frame, before, after, starter, timed_out=not still)
@@ -107,7 +108,10 @@ class ShotSegmenter:
         left as it was, the rest would slide from the old place to the new one over the following frames
         and read as a stroke once the hand had gone."""
         for p, d in seen.items():
-            if p in self._seen_last or p not in self._rest:
+            if p in self._seen_last:
+                continue
+            if p not in self._rest:  # new on the surface (or back): its history starts here
+                self._recent[p] = deque([d.centre_mm], maxlen=self.rest_frames)
                 continue
             if math.dist(self._rest[p], d.centre_mm) > self.move_mm:
                 self._rest[p] = d.centre_mm
