@@ -195,6 +195,8 @@ class VideoFileSource(FrameSource):
         self.frames_expected = stream.frames or None
         self.info = {"codec": stream.codec_context.name, "frames": self.frames_expected}
         self._stream = stream
+        from av.video.reformatter import VideoReformatter
+        self._to_bgr = VideoReformatter()  # one for the whole file: PyAV makes a new one per frame otherwise
         self._packets = self._container.demux(stream)
         self._decoded.clear()
         self._broken, self._ended, self._clean_seen = None, False, False
@@ -206,7 +208,7 @@ class VideoFileSource(FrameSource):
             self._check_complete()
             return None
         vf = self._decoded.popleft()
-        image = vf.to_ndarray(format="bgr24")
+        image = self._to_bgr.reformat(vf, format="bgr24").to_ndarray()  # the same pixels as to_ndarray(format=)
         meta = {"pts_s": float(vf.time)} if vf.time is not None else {}
         return Captured(image, self._next_index / self._fps, meta)
 

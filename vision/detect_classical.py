@@ -37,7 +37,6 @@ Detections carry ``centre_px`` (image pixel of the seen top face) and ``score`` 
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from typing import Mapping
@@ -45,12 +44,15 @@ from typing import Mapping
 import cv2
 import numpy as np
 
+from .blobs import label_type, on_blob, peak_seeds
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
-from .rim import RimFitter, RimSeed, foreground_strength
+from .rim import RimFitter, RimSeed
 from .types import Detection, Detections, VisionError
 
 __all__ = ["ClassicalDetector"]
+
+_DILATE_5 = np.ones((5, 5), np.uint8)
 
 
 def _piece_class(game: str, piece: str) -> tuple[str, str | None]:
@@ -126,6 +128,7 @@ class ClassicalDetector:
         mm = self.plane.to_board_mm(centres)
         inside = (np.abs(mm[:, 0]) <= hx) & (np.abs(mm[:, 1]) <= hy)
         self._mask = inside.reshape(ch, cw).astype(np.uint8) * 255
+        self._label_type = label_type(self._mask.shape)
         mid = self.plane.to_board_mm([[0.5 * (x0 + x1), 0.5 * (y0 + y1)]])[0]
         self._mm2_per_cpx = float((self.plane.mm_per_px([mid])[0] * q) ** 2)
         # 1-sigma error of a centre per axis: about a third of a pixel (bench/vision_detect.py, sharp pieces).
@@ -266,7 +269,7 @@ class ClassicalDetector:
         _, mask = cv2.threshold(strength, self.diff_threshold, 255, cv2.THRESH_BINARY)
         mask = cv2.bitwise_and(mask, self._mask)
         t1 = clock()
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=self._label_type)
         items: list[Detection] = []
         seeds_px, owners = [], []  # seeds in full image pixels, and the blob each came from
         blobs: dict[int, tuple] = {}
@@ -274,13 +277,12 @@ class ClassicalDetector:
         disc = self._disc_cpx
         q = self.scale
         x0, y0 = self.roi[:2]
-        for i in range(1, n):
-            x, y, w, h, area = (int(v) for v in stats[i])
-            if area < 0.3 * disc:
-                continue
+        rows = stats.tolist()
+        for i in (np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= 0.3 * disc) + 1).tolist():  # specks skipped at once
+            x, y, w, h, area = rows[i]
             key = (x, y, w, h)
             if area > self.max_discs * disc:  # a hand or the cue, maybe with pieces touching it: look for them
-                centres = _on_blob(labels, i, self._split(image, key, self._mm2_per_cpx, widest=1.35))
+                centres = on_blob(labels, i, self._split(image, key, self._mm2_per_cpx, widest=1.35))
                 if len(centres) == 0:
                     items.append(self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s))
                     continue
@@ -298,7 +300,7 @@ class ClassicalDetector:
             local = self._cpx_mm2[min(int(cy), self._cpx_mm2.shape[0] - 1), min(int(cx), self._cpx_mm2.shape[1] - 1)]
             k = max(1, int(round(area * local / self._disc_mm2)))
             if area > 1.5 * disc or k > 1:
-                centres = _on_blob(labels, i, self._split(image, (x, y, w, h), local))
+                centres = on_blob(labels, i, self._split(image, (x, y, w, h), local))
                 k = max(k, len(centres))
             else:
                 centres = cents[i:i + 1]
@@ -335,34 +337,12 @@ class ClassicalDetector:
         return Detections(frame, t_s, tuple(items))
 
     def _split(self, image: np.ndarray, box, mm2_per_cpx: float, widest: float = math.inf) -> np.ndarray:
-        """Seeds (coarse px) for the pieces of a blob that holds several: peaks of the distance to the board
-        in the full-resolution foreground (shadows excluded, holes closed); touching discs are separate peaks.
+        """Seeds (coarse px) for the pieces of a blob that holds several (:func:`vision.blobs.peak_seeds`);
         ``widest`` (in piece radii) drops peaks too wide for a piece (a palm)."""
-        x, y, w, h = box
-        q = self.scale
-        x0, y0 = self.roi[:2]
-        pad = 2
-        xa, ya = x0 + max(x - pad, 0) * q, y0 + max(y - pad, 0) * q
-        xb, yb = min(x0 + (x + w + pad) * q, image.shape[1]), min(y0 + (y + h + pad) * q, image.shape[0])
-        f = foreground_strength(image[ya:yb, xa:xb].astype(np.float32), self.background[ya:yb, xa:xb].astype(np.float32))
-        f = cv2.blur(f, (3, 3))
-        strong = f[f > 0.08]
-        if strong.size == 0:
-            return np.zeros((0, 2), np.float32)
-        fg = (f > max(0.5 * float(np.median(strong)), 0.08)).astype(np.uint8)
-        r_px = min(self.surface.radius_mm.values()) * q / math.sqrt(mm2_per_cpx)
-        hole = int(2 * math.ceil(0.35 * r_px) + 1)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hole, hole)))
-        dist = cv2.distanceTransform(fg, cv2.DIST_L2, 5)
-        k = int(2 * math.ceil(0.6 * r_px) + 1)
-        peaks = ((dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) - 1e-3)
-                 & (dist > 0.6 * r_px) & (dist < widest * r_px * max(self.surface.radius_mm.values())
-                                          / min(self.surface.radius_mm.values()))).astype(np.uint8)
-        n, _, _, ce = cv2.connectedComponentsWithStats(peaks, connectivity=8)
-        if n < 2:
-            return np.zeros((0, 2), np.float32)
-        full = ce[1:] + (xa, ya)
-        return (((full + 0.5 - (x0, y0)) / q) - 0.5).astype(np.float32)
+        radii = self.surface.radius_mm.values()
+        r_px = min(radii) * self.scale / math.sqrt(mm2_per_cpx)
+        return peak_seeds(image, self.background, box, self.scale, self.roi[:2], r_px,
+                          widest * r_px * max(radii) / min(radii))
 
     def _owned(self, pieces: list[tuple[Detection, int]], blobs: dict) -> list[tuple[Detection, int]]:
         """Each piece given to the blob it lies in: a fit from one blob's seed can slide onto a piece of a
@@ -535,7 +515,7 @@ class ClassicalDetector:
             if len(dets) >= k or area > 4 * k * self._disc_cpx:
                 continue
             rest = self._unexplained(labels, i, (x, y, w, h), dets, 2.0).astype(np.uint8)
-            n, _, st, ce = cv2.connectedComponentsWithStats(rest, connectivity=8)
+            n, _, st, ce = cv2.connectedComponentsWithStats(rest, connectivity=8, ltype=label_type(rest.shape))
             for j in range(1, n):
                 if 0.4 * self._disc_cpx <= st[j, 4] <= 2.5 * self._disc_cpx:
                     seeds.append((x0 + (ce[j, 0] + x + 0.5) * q - 0.5, y0 + (ce[j, 1] + y + 0.5) * q - 0.5))
@@ -583,13 +563,15 @@ class ClassicalDetector:
         band = self._band
         self._band = (band + rows) % max(y1 - y0, rows)
         a, b = y0 + band, min(y0 + band + rows, y1)
-        busy = cv2.dilate(mask[band // q:(b - y0) // q], np.ones((5, 5), np.uint8))
+        busy = cv2.dilate(mask[band // q:(b - y0) // q], _DILATE_5)
         if busy.size == 0:
             return
-        quiet = cv2.resize(255 - busy, (x1 - x0, b - a), interpolation=cv2.INTER_NEAREST)
+        quiet = cv2.resize(cv2.bitwise_not(busy), (x1 - x0, b - a), interpolation=cv2.INTER_NEAREST)
         acc = self._bg_acc[a:b, x0:x1]
         cv2.accumulateWeighted(image[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
-        self.background[a:b, x0:x1] = np.clip(acc + 0.5, 0, 255).astype(np.uint8)
+        rounded = acc + 0.5  # np.clip(acc + 0.5, 0, 255).astype(np.uint8), without its temporary arrays
+        np.clip(rounded, 0, 255, out=rounded)
+        np.copyto(self.background[a:b, x0:x1], rounded, casting="unsafe")
         cw = (x1 - x0) // q
         self._bg_coarse[band // q:(b - y0) // q] = cv2.resize(self.background[a:b, x0:x1], (cw, (b - a) // q),
                                                             interpolation=cv2.INTER_LINEAR)
@@ -626,20 +608,6 @@ def _looks(appearance, game: str):
     return np.asarray(board, np.float32)[::-1], pieces
 
 
-def _on_blob(labels: np.ndarray, i: int, centres: np.ndarray, reach: int = 1) -> np.ndarray:
-    """The seeds (coarse px) that lie on blob ``i`` (within ``reach`` coarse pixels): ``_split`` looks at a
-    padded box, so a peak there can be a neighbouring blob's piece, which that blob seeds itself."""
-    if len(centres) == 0:
-        return centres
-    h, w = labels.shape
-    keep = []
-    for c in centres:
-        u, v = int(round(float(c[0]))), int(round(float(c[1])))
-        patch = labels[max(v - reach, 0):min(v + reach + 1, h), max(u - reach, 0):min(u + reach + 1, w)]
-        keep.append(bool((patch == i).any()))
-    return centres[np.asarray(keep, bool)]
-
-
 def _one_per_piece(items: list[Detection]) -> list[Detection]:
     """Two pieces cannot overlap: of detections closer than 1.2 radii (a blob's kept fit and a fresh
     fit from a neighbouring blob of the same piece), keep the better-scored one."""
@@ -655,4 +623,6 @@ def _one_per_piece(items: list[Detection]) -> list[Detection]:
 
 
 def _restamp(det: Detection, frame: int, t_s: float) -> Detection:
-    return dataclasses.replace(det, frame=frame, t_s=t_s)
+    # the constructor with the same fields: what dataclasses.replace does, at half its cost (every still
+    # piece is restamped every frame)
+    return Detection(**{**det.__dict__, "frame": frame, "t_s": t_s})

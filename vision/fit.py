@@ -68,12 +68,18 @@ def fit_stretch(t: np.ndarray, xy: np.ndarray, i0: int, i1: int, sigma_mm: float
         return Fit(t_ref, ps[0].astype(float), np.zeros(2), np.zeros(2), big, sigma_mm, float(ts[0]), float(ts[-1]),
                    i0, i1)
     tau = ts - t_ref
+    span = float(np.hypot(*(ps.max(axis=0) - ps.min(axis=0))))
+    small = span < 6.0 * sigma_mm + 1.0
+    if small and _slope_speed(tau, ps) < rest_speed_mm_s - _SPEED_MARGIN_MM_S:
+        # clearly at rest (a piece is still most of a shot, and split_track refits each growing stretch):
+        # the decision lstsq below would take, without its cost
+        return Fit(t_ref, ps.mean(axis=0), np.zeros(2), np.zeros(2), np.diag([1.0 / n, 0.0, 0.0]), sigma_mm,
+                   float(ts[0]), float(ts[-1]), i0, i1, rest=True)
     # direction of travel for the friction prior: from a straight-line fit
     lin = np.vstack([np.ones(n), tau]).T
     coef_lin, *_ = np.linalg.lstsq(lin, ps, rcond=None)
     v_lin = coef_lin[1]
-    span = float(np.hypot(*(ps.max(axis=0) - ps.min(axis=0))))
-    if np.hypot(*v_lin) < rest_speed_mm_s and span < 6.0 * sigma_mm + 1.0:
+    if np.hypot(*v_lin) < rest_speed_mm_s and small:
         cov = np.diag([1.0 / n, 0.0, 0.0])
         return Fit(t_ref, ps.mean(axis=0), np.zeros(2), np.zeros(2), cov, sigma_mm, float(ts[0]), float(ts[-1]),
                    i0, i1, rest=True)
@@ -84,8 +90,26 @@ def fit_stretch(t: np.ndarray, xy: np.ndarray, i0: int, i1: int, sigma_mm: float
     rows = np.vstack([design, [0.0, 0.0, w_prior]])
     rhs = np.vstack([ps, w_prior * a_prior])
     coef, *_ = np.linalg.lstsq(rows, rhs, rcond=None)
-    cov = np.linalg.inv(rows.T @ rows)
+    # a whisker of ridge: sightings all at one instant (a start layout, then its own frame) leave the
+    # velocity free, and its variance must then say so instead of the inversion failing
+    cov = np.linalg.inv(rows.T @ rows + np.diag([0.0, 1e-12, 0.0]))
     return Fit(t_ref, coef[0], coef[1], coef[2], cov, sigma_mm, float(ts[0]), float(ts[-1]), i0, i1)
+
+
+# The closed-form slope below and lstsq's agree to ~1e-10 mm/s on these stretches (seconds long, board
+# millimetres); only a speed this much under the rest threshold takes the shortcut, so the decision is
+# always the one lstsq gives.
+_SPEED_MARGIN_MM_S = 1e-3
+
+
+def _slope_speed(tau: np.ndarray, ps: np.ndarray) -> float:
+    """Speed of the least-squares straight line through ``ps`` over ``tau`` (closed form)."""
+    dt = tau - tau.mean()
+    den = float(dt @ dt)
+    if den <= 0.0:
+        return math.inf
+    v = (dt @ (ps - ps.mean(axis=0))) / den
+    return math.hypot(float(v[0]), float(v[1]))
 
 
 def with_residuals(f: Fit, t: np.ndarray, xy: np.ndarray, idx: np.ndarray, prior_dof: float = 4.0) -> Fit:
@@ -120,7 +144,9 @@ def split_track(t: np.ndarray, xy: np.ndarray, sigma_mm: float, decel_mm_s2: flo
     A stretch grows while the next observation agrees with its extrapolation (within ``k_sigma`` of the
     prediction's uncertainty, plus ``slack`` x the distance travelled, for blur and friction).
     A lone disagreeing observation followed by agreeing ones is an outlier and is dropped. Each boundary
-    is then moved by a frame either way if that fits better.
+    is then moved by a frame either way if that fits better. Runs of observations that surely agree are
+    passed at once (``_rest_run``, ``_moving_run``): the same stretches as fitting every step, found in a
+    fraction of the time (a replay splits every track of every shot twice).
     """
     n = len(t)
     if n == 0:
@@ -129,17 +155,31 @@ def split_track(t: np.ndarray, xy: np.ndarray, sigma_mm: float, decel_mm_s2: flo
     bounds = [0]
     s = 0
     e = 1
+    at_rest: bool | None = True  # whether the last fit of this stretch was a rest; None: fit the next step
     while e < n:
         idx = np.flatnonzero(keep[s:e]) + s
         if len(idx) < 2:
             e += 1
             continue
+        if at_rest is not None:  # pass a whole run of frames that surely agree at once (same stretches)
+            run = _rest_run(t, xy, idx, e, sigma_mm, k_sigma) if at_rest else \
+                _moving_run(t, xy, idx, e, sigma_mm, decel_mm_s2, k_sigma, slack)
+            at_rest = None
+            if run:
+                e += run
+                continue
         f = _fit_idx(t, xy, idx, sigma_mm, decel_mm_s2)
+        at_rest = f.rest
         if _agrees(f, t[e], xy[e], sigma_mm, k_sigma, slack):
             e += 1
             continue
         if e + 1 < n and len(idx) >= 3 and _agrees(f, t[e + 1], xy[e + 1], sigma_mm, k_sigma, slack):
             keep[e] = False  # a glitch, not a change of motion
+            e += 1
+            continue
+        if len(idx) == 2 and idx[0] == s and len(bounds) >= 2 and \
+                _straddles(t, xy, keep, bounds[-2], s, e, sigma_mm, decel_mm_s2, k_sigma, slack):
+            keep[s] = False  # the frame exposed while the piece set off: on neither the rest nor the line
             e += 1
             continue
         bounds.append(e)
@@ -155,6 +195,130 @@ def split_track(t: np.ndarray, xy: np.ndarray, sigma_mm: float, decel_mm_s2: flo
         f = with_residuals(f, t[idx], xy[idx], np.arange(len(idx)))
         fits.append(Fit(f.t_ref, f.p, f.v, f.a, f.cov, f.sigma_mm, float(t[a]), float(t[b - 1]), a, b, f.rest))
     return fits
+
+
+def _straddles(t, xy, keep, r0: int, s: int, e: int, sigma, decel, k: float, slack: float) -> bool:
+    """Whether observation ``s``, the first after a rest ``[r0, s)``, is a blend of the rest and the
+    motion that follows (its exposure began before the piece set off): the line through ``s+1`` and
+    ``e`` runs on to ``e+1``, and ``s`` lies on that line's path between the resting place and it."""
+    if e + 1 >= len(t):
+        return False
+    rest_idx = np.flatnonzero(keep[r0:s]) + r0
+    if len(rest_idx) < 2 or not _fit_idx(t, xy, rest_idx, sigma, decel).rest:
+        return False
+    line = _fit_idx(t, xy, np.array([s + 1, e]), sigma, decel)
+    if not _agrees(line, t[e + 1], xy[e + 1], sigma, k, slack):
+        return False
+    d = line.vel(t[s + 1])
+    d = d / max(float(np.hypot(*d)), 1e-9)
+    off = xy[s] - xy[s + 1]
+    across = abs(float(off[0] * d[1] - off[1] * d[0]))
+    return across <= k * sigma + slack * float(np.hypot(*off)) and float(off @ d) < 0.0
+
+
+def _rest_run(t, xy, idx, e, sigma, k, rest_speed_mm_s: float = 15.0, margin_mm: float = 1e-6) -> int:
+    """How many of the next steps of ``split_track``'s growing loop from ``e`` surely end in 'agrees' with a
+    rest fit: each step fits the observations ``idx`` plus those from ``e`` up to it, and checks the next one.
+
+    The same test as fitting each step (``fit_stretch``: span and straight-line speed under the rest
+    limits; then ``_agrees`` with the mean, whose variance is sigma^2/n and speed nil), for all steps at
+    once from cumulative sums. A step whose numbers lie within a hair of a threshold ends the run, and
+    the loop decides it exactly, so the stretches found are exactly those of the step-by-step loop."""
+    tt = np.concatenate([t[idx], t[e:]])
+    pp = np.concatenate([xy[idx], xy[e:]])
+    b, n = len(idx), len(tt)
+    m = np.arange(b, n, dtype=float)  # observations in each step's fit
+    hi = np.maximum.accumulate(pp, axis=0)[b - 1:n - 1]
+    lo = np.minimum.accumulate(pp, axis=0)[b - 1:n - 1]
+    span = np.hypot(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
+    tau = tt - tt[0]
+    q = pp - pp[0]
+    c1 = np.cumsum(tau)[b - 1:n - 1]
+    c2 = np.cumsum(tau * tau)[b - 1:n - 1]
+    cq = np.cumsum(q, axis=0)[b - 1:n - 1]
+    ctq = np.cumsum(tau[:, None] * q, axis=0)[b - 1:n - 1]
+    den = m * c2 - c1 * c1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = (m[:, None] * ctq - c1[:, None] * cq) / den[:, None]
+    speed = np.hypot(v[:, 0], v[:, 1])
+    off = pp[b:] - (pp[0] + cq / m[:, None])
+    dist = np.hypot(off[:, 0], off[:, 1])
+    tol = k * np.sqrt(sigma ** 2 + sigma ** 2 / m)
+    sure = ((den > 0) & (span < 6.0 * sigma + 1.0 - margin_mm) & (speed < rest_speed_mm_s - _SPEED_MARGIN_MM_S)
+            & (dist < tol - margin_mm))
+    return len(sure) if sure.all() else int(np.argmin(sure))
+
+
+def _moving_run(t, xy, idx, e, sigma, decel, k, slack, max_steps: int = 48, rest_speed_mm_s: float = 15.0,
+                decel_sigma_mm_s2: float = 500.0, margin_mm: float = 1e-6) -> int:
+    """Like ``_rest_run``, for steps whose fit is a motion (``fit_stretch``'s quadratic with the friction
+    prior): the fits of up to ``max_steps`` steps at once, as batched normal equations in a centred,
+    scaled time basis per step (the prediction, its variance and the speed do not depend on the basis).
+    A step that may be a rest, or whose agreement lies within a hair of the tolerance, ends the run."""
+    stop = min(len(t), e + max_steps)
+    tt = np.concatenate([t[idx], t[e:stop]])
+    pp = np.concatenate([xy[idx], xy[e:stop]])
+    b, n = len(idx), len(tt)
+    if n <= b:
+        return 0
+    m = np.arange(b, n)  # observations in each step's fit: the first m; the step tests observation m
+    hi = np.maximum.accumulate(pp, axis=0)[b - 1:n - 1]
+    lo = np.minimum.accumulate(pp, axis=0)[b - 1:n - 1]
+    span = np.hypot(hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1])
+    inside = np.arange(n)[None, :] < m[:, None]  # (J, n): the observations of each step's fit
+    w = inside.astype(float)
+    cnt = m.astype(float)
+    q = pp - pp[0]
+    t_ref = tt[m - 1]
+    centre = (w @ tt) / cnt
+    half = np.maximum(0.5 * (t_ref - tt[0]), 1e-9)
+    sx = (tt[None, :] - centre[:, None]) / half[:, None] * w  # (J, n) scaled time, 0 outside the fit
+    s2 = sx * sx
+    mom = [cnt, sx.sum(1), s2.sum(1), (s2 * sx).sum(1), (s2 * s2).sum(1)]
+    r0, r1, r2 = w @ q, sx @ q, s2 @ q  # (J, 2)
+    # straight line (the prior's direction and the rest test): slope in mm per scaled time unit
+    den = mom[0] * mom[2] - mom[1] * mom[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v_lin = (mom[0][:, None] * r1 - mom[1][:, None] * r0) / (den * half)[:, None]
+    speed_lin = np.hypot(v_lin[:, 0], v_lin[:, 1])
+    moving = (den > 1e-12) & ((span >= 6.0 * sigma + 1.0 + margin_mm)
+                              | (speed_lin > rest_speed_mm_s + _SPEED_MARGIN_MM_S))  # surely not a rest
+    if decel:
+        moving &= speed_lin > 1.0  # the prior's direction well defined
+    j = len(moving) if moving.all() else int(np.argmin(moving))  # the run ends at a step that may be a rest
+    if j == 0:
+        return 0
+    m, half, centre, t_ref, v_lin, speed_lin = m[:j], half[:j], centre[:j], t_ref[:j], v_lin[:j], speed_lin[:j]
+    mom, r0, r1, r2 = [x[:j] for x in mom], r0[:j], r1[:j], r2[:j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a_prior = -decel * v_lin / speed_lin[:, None]
+    a_prior[~np.isfinite(a_prior)] = 0.0
+    w_prior = sigma / max(decel_sigma_mm_s2, 1e-6)
+    pr = 2.0 * w_prior / (half * half)  # the prior row on the s^2 coefficient: a = 2 c2 / half^2
+    a = np.empty((len(m), 3, 3))
+    for r in range(3):
+        for c in range(3):
+            a[:, r, c] = mom[r + c]
+    a[:, 2, 2] += pr * pr
+    rhs = np.stack([r0, r1, r2 + (pr * w_prior)[:, None] * a_prior], 1)  # (J, 3, 2)
+    t_test = tt[m]
+    st = (t_test - centre) / half
+    g = np.stack([np.ones_like(st), st, st * st], 1)  # (J, 3)
+    try:
+        with np.errstate(all="ignore"):
+            sol = np.linalg.solve(a, np.concatenate([rhs, g[:, :, None]], 2))  # coefficients, and A^-1 g
+    except np.linalg.LinAlgError:  # a degenerate step (no noise, no prior): leave it to the exact fits
+        return 0
+    coef, ag = sol[:, :, :2], sol[:, :, 2]
+    pred = (g[:, :, None] * coef).sum(1) + pp[0]
+    var = (g * ag).sum(1)
+    sr = (t_ref - centre) / half
+    vel = (coef[:, 1] + 2.0 * coef[:, 2] * sr[:, None]) / half[:, None]
+    tol = k * np.sqrt(sigma ** 2 + var * sigma ** 2) \
+        + slack * np.hypot(vel[:, 0], vel[:, 1]) * np.maximum(t_test - t_ref, 0.0)  # as _agrees
+    off = pp[m] - pred
+    sure = np.hypot(off[:, 0], off[:, 1]) < tol - margin_mm
+    return len(sure) if sure.all() else int(np.argmin(sure))
 
 
 def _fit_idx(t, xy, idx, sigma, decel) -> Fit:

@@ -219,8 +219,9 @@ class Tracker:
         t = dets.t_s
         if self._t_s is not None and t > self._t_s:
             self._dt_s = t - self._t_s
+        placed = self._placed(dets) if self._expected else []
         lives = list(self._live.values())
-        pieces = dets.pieces()
+        pieces = [d for d in dets.pieces() if all(d is not q for q, _ in placed)]
         preds = [self.motion.predict(l.pos, l.vel, t - l.t_obs_s) for l in lives]
         cost = np.full((len(lives), len(pieces)), _BIG)
         for i, (l, p) in enumerate(zip(lives, preds)):
@@ -235,7 +236,7 @@ class Tracker:
             rows, cols = linear_sum_assignment(cost)
             pairs = {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] < _BIG}
             pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
-        named = []
+        named = [d.named(p) for d, p in placed]
         for i, l in enumerate(lives):
             if i in pairs:
                 d = pieces[pairs[i]]
@@ -379,13 +380,30 @@ class Tracker:
         self._tentative = survivors
         return named
 
-    def _expected_for(self, d: Detection) -> str | None:
+    def _placed(self, dets: Detections) -> list[tuple[Detection, str]]:
+        """Pieces put down where a ruling said, recognised on sight: a detection on an expected spot
+        (within a radius) that no other live piece stands on is that piece, before any track that a
+        hand hid nearby could claim it with a jump."""
+        out = []
+        for d in dets.pieces():
+            piece = self._expected_for(d, d.radius_mm)
+            if piece is None:
+                continue
+            if any(q != piece and l.hidden_by is None and math.dist(l.pos, d.centre_mm) <= d.radius_mm
+                   for q, l in self._live.items()):
+                continue  # a piece already lies there (the spot was taken): it keeps its own name
+            self._put_down(piece, d, dets)
+            out.append((d, piece))
+        return out
+
+    def _expected_for(self, d: Detection, reach_mm: float | None = None) -> str | None:
         best = None
         for piece, xy in self._expected.items():
             if piece_kind(self.surface.game, piece) != d.cls:
                 continue
             gap = math.dist(xy, d.centre_mm)
-            if gap <= 2.0 * d.radius_mm + self.gate_margin_mm and (best is None or gap < best[0]):
+            reach = 2.0 * d.radius_mm + self.gate_margin_mm if reach_mm is None else reach_mm
+            if gap <= reach and (best is None or gap < best[0]):
                 best = (gap, piece)
         return best[1] if best else None
 
