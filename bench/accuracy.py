@@ -15,7 +15,8 @@ fast pieces (2 % of the streak drawn in half a frame), nothing under a hand or t
 the camera's view (measures tracking, segmentation, events and records on their own); ``classical``
 renders every frame (blur, noise, hand and cue) and runs ``vision.detect_classical``.
 
-Columns: detection recall/precision and position RMS (pieces in view and not under an occluder), id
+Columns: detection recall/precision and position RMS (pieces on the surface — not falling into a pocket or
+the pit, not in the air — in view and not under an occluder), id
 switches per shot (a piece's name passing to a detection > 12 mm from that piece), segmentation errors
 (shots missed, split or invented), event recall/precision (same kind and pieces within 10 ms) and timing
 error of contacts and cushions (median/95th pct), first contact by the gap between the first own and the
@@ -39,11 +40,12 @@ import numpy as np
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from vision_clips import in_view, match_events, oracle_detections  # noqa: E402
+from vision_clips import in_view, match_events, on_surface, oracle_detections  # noqa: E402
 
 from calibration import default_profile  # noqa: E402
 from rules import engine_for  # noqa: E402
 from rules.record import parse_record  # noqa: E402
+from vision.board import Surface  # noqa: E402
 from vision.pipeline import Pipeline  # noqa: E402
 
 GAP_BINS = ((0.0, 1.0, "<1ms"), (1.0, 2.0, "1-2ms"), (2.0, 5.0, "2-5ms"), (5.0, 1e9, ">=5ms"))
@@ -278,9 +280,10 @@ def _score_detections(profile, fr, dets, stats) -> None:
     """Recall, precision and position error against the pieces a camera could see (in view, on the
     surface, not under a hand or the cue)."""
     pcs = dets.pieces()
+    surface = Surface.from_profile(profile)
     used = set()
     for p in fr.pieces:
-        if not p.visible or p.z_mm < -20 or not in_view(profile, p.x_mm, p.y_mm) or dets.occluded((p.x_mm, p.y_mm), 0.0):
+        if not on_surface(surface, p) or not in_view(profile, p.x_mm, p.y_mm) or dets.occluded((p.x_mm, p.y_mm), 0.0):
             continue
         stats["det_true"] += 1
         best = min(((math.dist(q.centre_mm, (p.x_mm, p.y_mm)), j) for j, q in enumerate(pcs) if j not in used),

@@ -27,6 +27,17 @@ def occluder_outline(o) -> tuple[tuple[float, float], ...]:
     return tuple((float(p[0]), float(p[1])) for p in pts)
 
 
+def on_surface(surface, p, airborne_mm: float = 2.0) -> bool:
+    """Whether a simulated piece lies on the playing surface, where a detector must find it: visible,
+    not in the air (a pawn flying over the cushion) and its centre not over a pocket or the pit (a piece
+    whose centre is over the hole is falling in: it has left the game, as the rules and the tracker
+    count it)."""
+    if not p.visible or p.z_mm > airborne_mm or p.z_mm < -20.0:
+        return False
+    xy = (p.x_mm, p.y_mm)
+    return not (surface.pocket_at(xy) or (surface.pit_radius_mm and surface.in_pit(xy)))
+
+
 def in_view(profile, x_mm: float, y_mm: float) -> bool:
     """Whether the overhead camera sees a point: the frame around the Novuss board, the Cvrnkaná view."""
     g = profile.geometry

@@ -5,7 +5,8 @@
 Each scripted scenario of both games is simulated, rendered at 1280x720 with the simulator's camera
 (blur, noise, lighting, hand and cue; a straight-down camera and a tilted one with stronger lens distortion)
 and every ``--every``-th frame is run through the classical detector. Truth pieces are those on view
-(visible, not sunk more than 20 mm); a piece whose disc comes within 10 mm of a hand or cue outline is
+and on the playing surface (``vision_clips.on_surface``: visible, not in the air, centre not over a pocket
+or the pit: a piece over the hole is falling in and has left the game); a piece whose disc comes within 10 mm of a hand or cue outline is
 "near an occluder" and counted apart. Columns: frames, truth pieces away from occluders, recall there,
 recall near occluders, precision (detections that are a real piece), position error RMS / 95th pct / max (mm,
 away from occluders), wrong classes, touching pieces (centres < 2R + 1 mm) found, hands/cues reported.
@@ -96,7 +97,11 @@ def score_frame(renderer, frame, dets, stats, near_mm: float = 10.0, match_mm: f
     """Add one frame's comparison of detections with the truth to ``stats`` (a defaultdict(int) with lists)."""
     polys = occluder_polygons(renderer, frame)
     cam = renderer.camera
-    truth = [p for p in frame.pieces if p.visible and p.z_mm > -20.0]
+    from vision.board import Surface
+    from vision_clips import on_surface
+
+    surface = Surface.from_profile(renderer.profile)
+    truth = [p for p in frame.pieces if on_surface(surface, p)]
     if truth:  # on view: the whole disc inside the picture
         px = cam.project(np.array([[p.x_mm, p.y_mm] for p in truth]))
         m = 0.6 * np.array([p.radius_mm for p in truth])
@@ -137,7 +142,7 @@ def score_frame(renderer, frame, dets, stats, near_mm: float = 10.0, match_mm: f
             if abs(p.z_mm) < 0.5:
                 stats["err_rest"].append(err)
     stats["det"] += len(pcs)
-    sunk = [p for p in frame.pieces if p.visible and p.z_mm <= -20.0]  # in a pocket or the pit: real, not required
+    sunk = [p for p in frame.pieces if p.visible and not on_surface(surface, p)]  # falling, flying, sunk: real, not required
     real = [j for j, d in enumerate(pcs) if j in used or any(
         math.dist((p.x_mm, p.y_mm), d.centre_mm) <= match_mm for p in sunk)]
     stats["det_true"] += len(real)
