@@ -153,9 +153,11 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
 def _off_view(profile, state) -> dict:
     """Pieces the game state has on the field but outside the camera's view, and the marbles still
     behind the start lines (Cvrnkaná): what a referee's game state tells the pipeline."""
+    if getattr(state, "behind", None) is None:  # not a Cvrnkaná state
+        return {}, None
     field = dict(getattr(state, "field", ()) or ())
     behind = sorted(getattr(state, "behind", ()) or (), key=lambda m: (m[0], int(m[1:])))
-    return {m: xy for m, xy in field.items() if xy is not None and not in_view(profile, *xy)}, (behind or None)
+    return {m: xy for m, xy in field.items() if xy is not None and not in_view(profile, *xy)}, behind
 
 
 def _shot_index(truths):

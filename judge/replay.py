@@ -342,7 +342,7 @@ def start_options(vision, state) -> dict:
         out = {k: tuple(v) for k, v in (d.get("field") or {}).items()
                if v is not None and not (abs(v[0]) <= hw and abs(v[1]) <= hh)}
         if out:
-            vision.off_view(out, behind or None)
+            vision.off_view(out, behind)
     return {"spares": behind}
 
 

@@ -2,7 +2,8 @@
 
 Clauses follow ``shared/rules/cvrnkana.en.md`` (the Czech original prevails) and every call cites one.
 A marble is in exactly one place: behind its start line (not flicked yet), on the field (a position, or
-None once it left the camera's view) or in the pit. A record is a *flick* when the player to move touches
+None once it left the camera's view: an ``off`` event, or seen before the shot and not after it) or in
+the pit. A record is a *flick* when the player to move touches
 a marble (7d); external factors (7f/7g), lost marbles (7b), relocations (7h) and pick-ups (7i) may come
 alone and then do not pass the turn.
 """
@@ -20,7 +21,7 @@ __all__ = ["Cvrnkana", "CvrnkanaState", "match_points", "game_result"]
 
 PLAYERS = ("A", "B")
 MAX_ID = 20  # piece ids A1..A20, B1..B20 (rules.record)
-EVENTS = ("contact", "pit", "touch", "external", "lost", "relocate", "pickup")
+EVENTS = ("contact", "pit", "touch", "external", "lost", "relocate", "pickup", "off")
 GEOMETRY = ("start_line_distance_mm", "start_line_gap_mm", "start_line_length_mm", "relocation_min_mm",
             "marbles_per_player", "moved_tolerance_mm", "marble_min_mm", "marble_max_mm")
 Point = tuple[float, float]
@@ -236,7 +237,9 @@ class _Shot:
         if touches and rec.player and rec.player != self.s.to_move:
             self.fail("player", f"it is {self.s.to_move}'s turn, not {rec.player}'s (one flick each in turn, clause 2)")
         self.player = p = self.s.to_move if touches else (rec.player or self.s.to_move)
-        self.appear = set(rec.after) | {e.piece for e in rec.events_of("pit")}
+        # on the field after the shot: seen there, in the pit, or rolled out of the camera's view ('off':
+        # still on the field, its place unknown)
+        self.appear = set(rec.after) | {e.piece for e in rec.events_of("pit")} | {e.piece for e in rec.events_of("off")}
         own, opp = [], []
         for i, m in touches:
             if st.get(m) == "pit" or (st.get(m, "out") == "out" and m[0] != p):
@@ -305,8 +308,10 @@ class _Shot:
         reloc = {e.piece: e.to for e in rec.events_of("relocate")}
         lost = {e.piece for e in rec.events_of("lost")}
 
+        out_of_view = {e.piece for e in rec.events_of("off")}
+
         def moved(m):
-            if m in pit_ev:
+            if m in pit_ev or m in out_of_view:
                 return True
             if m in rec.after:
                 return start.get(m) is None or math.dist(start[m], rec.after[m]) > self.tol

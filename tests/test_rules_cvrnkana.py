@@ -106,6 +106,16 @@ def test_opening_flick_straight_into_the_pit():
     assert state.pit == ("A1",) and ruling.score["A"]["pit"] == 1 and ruling.next_player == "B"
 
 
+def test_opening_flick_that_rolls_out_of_the_cameras_view_is_on_the_field_at_an_unknown_place():
+    # seen crossing the view and leaving it ('off'): a flick onto the field, not a dead touch at the line (7d)
+    state, ruling = ENGINE.apply(ENGINE.initial(), rec(touch("A1"), ev("off", "A1", side="N")))
+    assert [c.code for c in ruling.calls] == ["coin_toss", "opening_flick"] and ruling.next_player == "B"
+    assert state.positions() == {"A1": None} and "A1" not in state.behind
+    # without the 'off' event the same touch is a touch at the start line that flicked nothing
+    _, plain = ENGINE.apply(ENGINE.initial(), rec(touch("A1")))
+    assert [c.code for c in plain.calls] == ["coin_toss", "opening_touch_not_flick"]
+
+
 def test_players_alternate_one_flick_at_a_time():
     state, _ = ENGINE.apply(ENGINE.initial(), rec(touch("A1"), after={"A1": [10.0, -200.0]}))
     assert state.to_move == "B"

@@ -193,6 +193,12 @@ class ShotSegmenter:
             xy = d.centre_mm
             if any(p in pos and math.dist(pos[p], xy) > self.still_mm for _, pos, _ in self._hist):
                 return False
+        # a piece that was moving when it went out of sight (under the hand that follows a flick) may
+        # still be moving: the shot stays open until its last sightings have left the window
+        for p in {p for _, pos, _ in self._hist for p in pos} - set(seen):
+            pts = [pos[p] for _, pos, _ in self._hist if p in pos]
+            if len(pts) >= 2 and math.dist(pts[0], pts[-1]) > self.still_mm:
+                return False
         return True
 
     def _resting(self, seen) -> dict[str, tuple[float, float]]:

@@ -45,6 +45,9 @@ class ShotAssembler:
         t0 = launches.get(window.starter, (window.t0_s, 0.0))[0]
         t0 = min(t0, window.t0_s + 1.0) if window.starter in launches else window.t0_s
         events += self._unexplained(launches, events, window, motions)
+        if self.game == "cvrnkana":  # rolled out of the camera's view: on the field, place unknown
+            events += [Event("off", float(m.t[-1]), 0.0, 0.9, piece=p, side=m.track.left_where,
+                             note="left the camera's view") for p, m in motions.items() if m.track.left == "view"]
         events = sorted((e for e in events if e.t_s >= t0 - 0.05), key=lambda e: e.t_s)
         t0 = min([t0] + [e.t_s for e in events])
         t1 = max([window.t1_s] + [e.t_s for e in events])
