@@ -22,7 +22,8 @@ switches per shot (a piece's name passing to a detection > 12 mm from that piece
 error of contacts and cushions (median/95th pct), first contact by the gap between the first own and the
 first opponent bat contact: correct / flagged for review / wrong (silently), and rulings identical to the
 ruling of the ground-truth record, both applied to the true game state before the shot (calls that only
-ask for review do not count as different; flagged rulings are listed apart, and so are silently wrong ones).
+ask for review do not count as different; flagged rulings — a review call, or vision's own review items
+on the record, which the judge shows beside the call — are listed apart, and so are silently wrong ones).
 A shot the pipeline missed, split or invented counts as a wrong ruling.
 """
 from __future__ import annotations
@@ -223,7 +224,10 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> None:
         return
     codes = lambda r: sorted(c.code for c in r.calls if not c.review)  # noqa: E731
     same = codes(r_true) == codes(r_got) and r_true.next_player == r_got.next_player
-    flagged = any(c.review for c in r_got.calls) and not any(c.review for c in r_true.calls)
+    # flagged for the referee: a call marked review, or vision's own review items on the record (a piece lost
+    # from sight), which the judge shows beside the call
+    asks = any(c.review for c in r_got.calls) or bool((rec.get("meta") or {}).get("review"))
+    flagged = asks and not any(c.review for c in r_true.calls)
     stats["rulings"].append(same)
     if profile.game == "cvrnkana":
         stats["rulings_view"].append((_left_view(profile, truth), same))
