@@ -304,6 +304,10 @@ class Tracker:
         for p in path:
             if self.surface.pit_radius_mm and self.surface.in_pit(tuple(p)):
                 return "pit", None
+        if self.surface.pit_radius_mm and self.surface.in_pit(tuple(last), 2.0 * l.radius_mm + 500.0 * self._dt_s):
+            # vanished in the open beside the rim: knocked in within a frame (its speed not yet seen; a
+            # struck marble covers ~0.5 m/s x the frame interval before anyone could measure it)
+            return "pit", None
         for p in path:
             side = self.surface.outside_side(tuple(p), -l.radius_mm)
             if side:
