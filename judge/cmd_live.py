@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from .cmd_replay import add_detector_args, vision_options
 from .errors import UserError
 
 __all__ = ["register", "run", "make_pipeline", "check_calibration"]
@@ -23,6 +24,7 @@ def register(subparsers) -> None:
     p.add_argument("--source", required=True, help="picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR")
     p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate`")
     p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
+    add_detector_args(p)
     p.add_argument("--ruleset", help="rule variant (default: the game's, e.g. novuss-seed)")
     p.add_argument("--journal", default=None, help="match journal (SQLite; default: match-<game>.sqlite); "
                                                    "an existing one is resumed")
@@ -68,15 +70,15 @@ def check_calibration(path: str, image_size: tuple[int, int], game: str):
     return cal
 
 
-def make_pipeline(calibration, fps: float, game: str, layout=None, on_error=None, background=()):
+def make_pipeline(calibration, fps: float, game: str, layout=None, on_error=None, background=(), **vision):
     """The vision pipeline for live frames (``feed(frame) -> list[ShotRecord]``): the classical detector
     on this calibration, taught the empty board from ``background`` images, tracking from ``layout``
     (the pieces on the surface now, from the game state)."""
     from .live import VisionFeed
     from .replay import make_vision
 
-    vision = make_vision(calibration, list(background), purpose="live judging")
-    return VisionFeed(vision, game, layout or {}, on_error=on_error)
+    pipeline = make_vision(calibration, list(background), purpose="live judging", **vision)
+    return VisionFeed(pipeline, game, layout or {}, on_error=on_error)
 
 
 def read_background(path: str | None, size: tuple[int, int]) -> list:
@@ -139,7 +141,8 @@ def run(args) -> int:
                 console.print(f"[bold]resuming[/] {journal_path}: game {match.game_no}, "
                               f"{match.resumed_shots} shot(s) already judged")
             pipeline = make_pipeline(cal, source.fps, args.game, layout=match.snapshot().get("positions"),
-                                     on_error=match.note, background=read_background(args.background, source.size))
+                                     on_error=match.note, background=read_background(args.background, source.size),
+                                     **vision_options(args))
             if not args.no_overlay:
                 hub, server = _start_overlay(args, cal, match, console)
             if not args.no_clips:

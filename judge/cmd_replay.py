@@ -16,6 +16,7 @@ written when no frame can be read or the calibration does not fit the video.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -50,6 +51,7 @@ def register(subparsers) -> None:
     p.add_argument("--slow", type=int, default=8, help="dispute view: output frames per video frame (default 8)")
     p.add_argument("--dispute", help="dispute view file (default: shotNNN_dispute.mp4 in the current folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_detector_args(p)
     p.set_defaults(func=run)
 
 
@@ -62,7 +64,7 @@ def run(args) -> int:
     from rich.console import Console
 
     from .dispute import render_dispute
-    from .replay import judge_video
+    from .replay import judge_video, make_vision
     from .report import write_outputs
 
     if args.game not in GAMES:
@@ -78,7 +80,9 @@ def run(args) -> int:
     err = Console(stderr=True, highlight=False)
     with _Progress(err, args.quiet) as bar:
         result = judge_video(args.video, args.game, args.calibration, background=args.background, state=args.state,
-                             ruleset=args.ruleset, lang=args.lang, fps=args.fps, progress=bar.task("judging"))
+                             ruleset=args.ruleset, lang=args.lang, fps=args.fps, progress=bar.task("judging"),
+                             vision_factory=None if args.detector == "classical" else
+                             functools.partial(make_vision, **vision_options(args)))
         if result.error is not None and not result.frames:
             raise UserError(f"{result.error}; no frame could be read, nothing written")
         if args.shot is not None and not any(s.no == args.shot for s in result.shots):
@@ -194,3 +198,18 @@ class _Progress:
     def __exit__(self, *exc):
         if self.bar is not None:
             self.bar.__exit__(*exc)
+
+
+def add_detector_args(p) -> None:
+    """``--detector``, ``--weights``, ``--no-fallback``: which detector ``make_vision`` builds."""
+    p.add_argument("--detector", default="classical", choices=("classical", "learned"),
+                   help="classical (default: fastest, most precise on the benchmarks) or learned (YOLO, needs "
+                        "pip install 'shotjudge[learned]'; more robust under hands and the cue, ~150 ms a frame on a CPU)")
+    p.add_argument("--weights", help="learned detector weights (default: the shipped models/shotjudge-det.onnx)")
+    p.add_argument("--no-fallback", action="store_true",
+                   help="learned detector: fail instead of falling back to the classical one when it cannot load")
+
+
+def vision_options(args) -> dict:
+    return {"detector": getattr(args, "detector", "classical"), "weights": getattr(args, "weights", None),
+            "fallback": not getattr(args, "no_fallback", False)}

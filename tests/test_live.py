@@ -213,8 +213,9 @@ def live_setup(tmp_path, monkeypatch):
     made = []
     options = {}  # extra ScriptedPipeline settings a test may set before running the command
 
-    def fake_pipeline(calibration, fps, game, layout=None, on_error=None, background=()):
+    def fake_pipeline(calibration, fps, game, layout=None, on_error=None, background=(), **vision):
         assert calibration.plane.image_size == (96, 64) and fps == 30 and game == "novuss"
+        assert vision == {"detector": "classical", "weights": None, "fallback": True}
         made.append(ScriptedPipeline(raws + make_records(4, step_s=0.2)[3:], at=[5, 12, 20], **options))
         return made[-1]
 

@@ -292,3 +292,33 @@ def test_call_text_keeps_czech_and_russian_letters():
     assert cs.sum() > 0 and ru.sum() > 0 and not np.array_equal(cs, ru)
     assert img.sum() == 0  # drawing never touches the input
     assert to_ascii("Příliš žluťoučký") == "Prilis zlutoucky" and to_ascii("Штраф") == "Shtraf"
+
+
+def test_learned_detector_that_cannot_load_falls_back_or_fails_in_one_line(clip, tmp_path, capsys, monkeypatch):
+    """``--detector learned`` with weights that are not there: without a fallback (or without the empty-board
+    picture the classical fallback needs) one line and nothing written; with it, a warning and the classical
+    detector judges the video."""
+    d, _ = clip
+    missing = tmp_path / "nowhere.onnx"
+    report = tmp_path / "r.json"
+    base = _args(d, "--detector", "learned", "--weights", str(missing), "--report", str(report))
+    assert cli.main(base + ["--no-fallback"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"weights {missing} not found" in err[0] and "(--no-fallback)" in err[0]
+    no_bg = base[:base.index("--background")] + base[base.index("--background") + 2:]
+    assert cli.main(no_bg) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the classical fallback needs --background" in err[0]
+    assert not report.exists()
+    built = []
+
+    def classical(cal, bg, **kw):
+        built.append(kw)
+        return real(cal, bg, **kw)
+    real = replay_mod.make_vision
+    monkeypatch.setattr(replay_mod, "make_vision", classical)
+    assert cli.main(base) == 0
+    err = capsys.readouterr().err
+    assert "falling back to the classical detector" in err
+    assert built == [{"detector": "learned", "weights": str(missing), "fallback": True}]
+    assert json.loads(report.read_text())["shots"]
