@@ -20,8 +20,10 @@ Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
    profile (white-balanced by the board seen here), are measured on a known layout when given one, and
    follow each class's confident, sharp detections online, so a class never in a layout (the Novuss bat)
    is named from its nominal colour and then by its own. A marble down in the pit is not reported. A fit whose colour matches no
-   prototype, or whose outline is not a circle of the piece's size, is not a piece; what of its blob no
-   piece explains is an occluder.
+   prototype, or whose outline is not a circle of the piece's size, is not a piece. What of a blob no disc
+   explains may be a piece smeared along its motion during the exposure (the bat at strike speed): measured
+   as a streak (:mod:`vision.streak`), reported at its middle (mid-exposure) with ``score`` ``STREAK_SCORE``;
+   what is left is an occluder.
 5. *Still blobs keep their fit*: a blob whose box and pixels are unchanged (within the noise) since it was
    last fitted returns its previous pieces, restamped; only what moved is measured again.
 6. *Empty board kept fresh*: a band of image rows per frame is blended towards the frame where nothing was
@@ -33,7 +35,8 @@ per frame against simulator truth is ``bench/vision_detect.py``. The interface u
 ``learn_colours`` (or ``expect``) and ``detect``.
 
 Pixels become millimetres only through the calibration's ``PlaneMap`` (``to_board_mm``/``to_image_px``).
-Detections carry ``centre_px`` (image pixel of the seen top face) and ``score`` (fit quality, 0..1).
+Detections carry ``centre_px`` (image pixel of the seen top face) and ``score`` (fit quality, 0..1; a streak's
+is ``STREAK_SCORE``, 0.7, whatever its fit: its centre is less certain than a sharp disc's).
 """
 from __future__ import annotations
 
@@ -48,11 +51,13 @@ from .blobs import label_type, on_blob, peak_seeds
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
 from .rim import RimFitter, RimSeed
+from .streak import StreakFinder
 from .types import Detection, Detections, VisionError
 
 __all__ = ["ClassicalDetector"]
 
 _DILATE_5 = np.ones((5, 5), np.uint8)
+STREAK_SCORE = 0.7  # the score of a piece measured as a motion streak (vision.streak), not fitted as a disc
 
 
 def _piece_class(game: str, piece: str) -> tuple[str, str | None]:
@@ -81,6 +86,8 @@ class ClassicalDetector:
         self.kinds = tuple(self.surface.radius_mm)
         self.top_z = {k: seen_height_mm(profile, k) for k in self.kinds}
         self.default_kind = "pawn" if self.game == "novuss" else "marble"
+        self.streaks = StreakFinder(plane, self.parallax, self.surface.radius_mm, self.top_z,
+                                    {k: k != "marble" for k in self.kinds})
         self._roi(margin_mm)
         self.background: np.ndarray | None = None
         self._bg_coarse: np.ndarray | None = None
@@ -319,7 +326,10 @@ class ClassicalDetector:
                                                        for k, _ in pieces)]
         pieces = self._owned(pieces, blobs)
         t3 = clock()
-        left = self._leftovers(labels, blobs, pieces, frame, t_s)
+        streaks = self._streaks(image, labels, blobs, pieces, frame, t_s)
+        pieces += [(d, i) for d, i, _ in streaks]
+        t3s = clock()
+        left = self._leftovers(labels, blobs, pieces, frame, t_s, {i: o for _, i, o in streaks})
         for i, (x, y, w, h, _, _) in blobs.items():
             found = [d for d, blob in pieces if blob == i] + left.get(i, [])
             # a fit that slid from this blob's seed onto a piece beside it is reported now, but is not this
@@ -332,8 +342,8 @@ class ClassicalDetector:
         t4 = clock()
         self._refresh(image, mask)
         t5 = clock()
-        self.timings = {"shrink+difference": t1 - t0, "blobs": t2 - t1, "rim fit": t3 - t2, "occluders+assembly": t4 - t3,
-                        "background upkeep": t5 - t4}
+        self.timings = {"shrink+difference": t1 - t0, "blobs": t2 - t1, "rim fit": t3 - t2, "streaks": t3s - t3,
+                        "occluders+assembly": t4 - t3s, "background upkeep": t5 - t4}
         return Detections(frame, t_s, tuple(items))
 
     def _split(self, image: np.ndarray, box, mm2_per_cpx: float, widest: float = math.inf) -> np.ndarray:
@@ -486,8 +496,9 @@ class ClassicalDetector:
         drops out of sight below the board, and the tracker reads the pocket from its last track.)"""
         return self.surface.in_pit(centre_mm, -0.5 * radius_mm)
 
-    def _unexplained(self, labels, i, box, dets, pad_mm: float = 6.0) -> np.ndarray:
-        """The blob's pixels farther from every piece found in it than its radius and shadow."""
+    def _unexplained(self, labels, i, box, dets, pad_mm: float = 6.0, streak_px: np.ndarray | None = None) -> np.ndarray:
+        """The blob's pixels farther from every piece found in it than its radius and shadow (and, for a
+        piece seen as a motion streak, outside the streak's outline ``streak_px``, image px)."""
         x, y, w, h = box
         blob = labels[y:y + h, x:x + w] == i
         if dets:
@@ -499,8 +510,46 @@ class ClassicalDetector:
                 rad = (d.radius_mm + pad_mm) / math.sqrt(self._mm2_per_cpx)
                 cv2.circle(keep, (int(round((c[0] - x0 + 0.5) / q - 0.5 - x)), int(round((c[1] - y0 + 0.5) / q - 0.5 - y))),
                            int(math.ceil(rad)), 1, -1)
+            if streak_px is not None:
+                poly = np.round((streak_px - (x0, y0) + 0.5) / q - 0.5 - (x, y)).astype(np.int32)
+                cv2.fillPoly(keep, [poly], 1)
+                cv2.polylines(keep, [poly], True, 1, 2 * int(math.ceil(pad_mm / math.sqrt(self._mm2_per_cpx))))
             blob = blob & (keep == 0)
         return blob
+
+    def _streaks(self, image, labels, blobs, pieces, frame, t_s) -> list[tuple[Detection, int, np.ndarray]]:
+        """Pieces smeared by their motion (:mod:`vision.streak`) in what the disc fits of a blob left
+        unexplained: (detection, blob, streak outline in image px). Only a blob short of pieces whose
+        unexplained part has, coarsely, a streak's size and shape is measured, so sharp pieces and large
+        occluders cost nothing."""
+        by_blob: dict[int, list[Detection]] = {}
+        for det, blob in pieces:
+            by_blob.setdefault(blob, []).append(det)
+        cell_mm = math.sqrt(self._mm2_per_cpx)
+        out = []
+        for i, (x, y, w, h, _, k) in blobs.items():
+            dets = by_blob.get(i, [])
+            if len(dets) >= k:
+                continue
+            rest = self._unexplained(labels, i, (x, y, w, h), dets)
+            pts = cv2.findNonZero(rest.astype(np.uint8))
+            if pts is None:
+                continue
+            (u, v), (a, b), _ = cv2.minAreaRect(pts)
+            sides_mm = ((min(a, b) + 1) * cell_mm, (max(a, b) + 1) * cell_mm)
+            if not self.streaks.could_be(len(pts) * self._mm2_per_cpx, *sides_mm, cell_mm):
+                continue
+            mid = (self.roi[0] + (x + u + 0.5) * self.scale - 0.5, self.roi[1] + (y + v + 0.5) * self.scale - 0.5)
+            if self._sunk(self.plane.to_board_mm([mid])[0], self.surface.radius(self.default_kind)):
+                continue  # what lies in the pit is not reported: not measured either
+            got = self.streaks.find(image, self.background, rest, (x, y, w, h), self.scale, self.roi[:2],
+                                    self.prototypes)
+            if got is None or self._sunk(got.centre_mm, self.surface.radius(got.kind)):
+                continue
+            det = Detection(got.kind, got.centre_mm, self.surface.radius(got.kind), got.owner, STREAK_SCORE,
+                            got.centre_px, frame, t_s)
+            out.append((det, i, got.outline_px))
+        return out
 
     def _reseed(self, labels, blobs, pieces):
         """New seeds where a piece-sized part of a blob is left unexplained by the pieces found in it."""
@@ -522,9 +571,9 @@ class ClassicalDetector:
                     owners.append(i)
         return seeds, owners
 
-    def _leftovers(self, labels, blobs, pieces, frame, t_s) -> dict[int, list[Detection]]:
-        """Occluders: what of a blob the pieces found in it do not explain (a hand or the cue over the board,
-        possibly touching pieces), by blob."""
+    def _leftovers(self, labels, blobs, pieces, frame, t_s, streaks: dict | None = None) -> dict[int, list[Detection]]:
+        """Occluders: what of a blob the pieces found in it (and the motion streak ``streaks[blob]``, an
+        outline in image px) do not explain (a hand or the cue over the board, possibly touching pieces)."""
         out: dict[int, list[Detection]] = {}
         by_blob: dict[int, list[Detection]] = {}
         for det, blob in pieces:
@@ -533,7 +582,7 @@ class ClassicalDetector:
             dets = by_blob.get(i, [])
             if len(dets) >= k:
                 continue
-            blob = self._unexplained(labels, i, (x, y, w, h), dets)
+            blob = self._unexplained(labels, i, (x, y, w, h), dets, streak_px=(streaks or {}).get(i))
             if blob.sum() >= 1.5 * self._disc_cpx:
                 out[i] = [self._occluder(blob, x, y, frame, t_s)]
         return out
