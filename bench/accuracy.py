@@ -1,6 +1,7 @@
 """Vision accuracy on simulator clips: one table.
 
-    python bench/accuracy.py [--quick] [--detector oracle|classical] [--gap-seeds N] [--fps 60,30]
+    python bench/accuracy.py [--quick] [--detector oracle|classical|learned] [--gap-seeds N] [--fps 60,30]
+                             [--groups 'nov hard,cvr hard']
 
 Clips (fixed seeds), each watched at 30 and 60 frames/s from a random frame phase:
 * ``nov hard``: every scripted Novuss scenario (sim.scenarios_novuss), seed 1;
@@ -13,7 +14,8 @@ Clips (fixed seeds), each watched at 30 and 60 frames/s from a random frame phas
 ``oracle`` feeds the simulator's piece positions with 0.3 mm noise, blur-like noise along the motion of
 fast pieces (2 % of the streak drawn in half a frame), nothing under a hand or the cue and nothing outside
 the camera's view (measures tracking, segmentation, events and records on their own); ``classical``
-renders every frame (blur, noise, hand and cue) and runs ``vision.detect_classical``.
+renders every frame (blur, noise, hand and cue) and runs ``vision.detect_classical``; ``learned`` renders the
+same frames and runs the shipped YOLO model (``models/shotjudge-det.onnx``), so the paths compare in one table.
 
 Columns: detection recall/precision and position RMS (pieces on the surface — not falling into a pocket or
 the pit, not in the air — in view and not under an occluder), id
@@ -116,6 +118,8 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     renderer = det = None
     if detector == "classical":
         renderer, det = _classical(profile, clip, fps, seed)
+    elif detector == "learned":
+        renderer, det = _learned(profile, clip, fps, seed)
     truths = [sh.record for sh in ep.shots]
     rulings = [sh.ruling for sh in ep.shots]
     n = int((clip.t_end_s - t_start) * fps) + 1 + int(1.0 * fps)
@@ -282,6 +286,16 @@ def _classical(profile, clip, fps, seed):
     return renderer, det
 
 
+def _learned(profile, clip, fps, seed):
+    """The shipped learned detector (``models/shotjudge-det.onnx`` through ultralytics) on this clip's
+    renderer, mapped to the board by the same camera model as the classical one."""
+    from vision.detectors import load_learned
+    from vision_detect import setup
+
+    renderer, classical = setup(profile, clip, fps, seed, colours="appearance")
+    return renderer, load_learned(None, classical.plane)
+
+
 def _score_detections(profile, fr, dets, stats) -> None:
     """Recall, precision and position error against the pieces a camera could see (in view, on the
     surface, not under a hand or the cue)."""
@@ -364,7 +378,9 @@ def table(rows, detector: str) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a few hard cases and 20 gap clips only")
-    ap.add_argument("--detector", choices=("oracle", "classical"), default="oracle")
+    ap.add_argument("--detector", choices=("oracle", "classical", "learned"), default="oracle",
+                    help="learned: the shipped ONNX model (~150 ms a frame here: use --quick --fps 60)")
+    ap.add_argument("--groups", help="comma-separated groups to run (nov hard, nov gaps, nov set, cvr hard, cvr game)")
     ap.add_argument("--gap-seeds", type=int, default=None, help="clips of the own/opponent gap scenario (120)")
     ap.add_argument("--fps", default="60,30")
     ap.add_argument("--notes", action="store_true", help="list every ruling that differs")
@@ -372,8 +388,9 @@ def main(argv=None) -> int:
     log_states()
     profiles = {g: default_profile(g) for g in ("novuss", "cvrnkana")}
     gap_seeds = args.gap_seeds if args.gap_seeds is not None else (20 if args.quick else 120)
+    groups = {g.strip() for g in args.groups.split(",")} if args.groups else None
     built = [(group, game, name, seed, builder(profiles[game], seed))
-             for group, game, name, seed, builder in clips(args.quick, gap_seeds)]
+             for group, game, name, seed, builder in clips(args.quick, gap_seeds) if groups is None or group in groups]
     rows, notes = [], []
     for fps in (int(f) for f in args.fps.split(",")):
         t = time.perf_counter()
