@@ -295,6 +295,10 @@ class Tracker:
         straight path it was on (a pocketed piece enters the pocket region, then disappears)."""
         if l.hidden_by == "hand":
             return "pickup", None
+        if float(np.hypot(*l.vel)) <= 15.0:
+            # a piece at rest (not even creeping) does not roll into a pocket or over a cushion by itself: something took it
+            # (a hand the camera did not see, the cue), and it comes back under its own name
+            return "lost", None
         last = l.pos
         path = [last + l.vel * k * self._dt_s for k in range(0, 7)]
         for p in path:
@@ -453,6 +457,8 @@ class Tracker:
             if piece_kind(self.surface.game, piece) == d.cls:
                 self._spares.remove(piece)
                 return piece
+        if d.cls == ("bat", None) and "bat" not in self._live:
+            return "bat"  # there is one bat: a bat seen while none is tracked is it, whatever it left as
         return None
 
 
