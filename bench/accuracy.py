@@ -105,7 +105,8 @@ def new_stats() -> dict:
 
 
 # -- one clip ---------------------------------------------------------------------------------------------
-def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, phase_s: float | None = None) -> list:
+def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, phase_s: float | None = None,
+             refine: str | None = None) -> list:
     """Watch an episode at ``fps`` and add its figures to ``stats``; returns the vision records."""
     clip = ep.clip()
     rng = np.random.default_rng(seed * 7919 + int(fps))
@@ -119,7 +120,7 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     if detector == "classical":
         renderer, det = _classical(profile, clip, fps, seed)
     elif detector == "learned":
-        renderer, det = _learned(profile, clip, fps, seed)
+        renderer, det = _learned(profile, clip, fps, seed, refine)
     truths = [sh.record for sh in ep.shots]
     rulings = [sh.ruling for sh in ep.shots]
     n = int((clip.t_end_s - t_start) * fps) + 1 + int(1.0 * fps)
@@ -286,14 +287,17 @@ def _classical(profile, clip, fps, seed):
     return renderer, det
 
 
-def _learned(profile, clip, fps, seed):
+def _learned(profile, clip, fps, seed, refine: str | None = None):
     """The shipped learned detector (``models/shotjudge-det.onnx`` through ultralytics) on this clip's
-    renderer, mapped to the board by the same camera model as the classical one."""
+    renderer, mapped to the board by the same camera model as the classical one; ``refine``: box centres
+    refined by the rim fit against the empty board (``"background"``) or the board around each box (``"local"``)."""
     from vision.detectors import load_learned
     from vision_detect import setup
 
     renderer, classical = setup(profile, clip, fps, seed, colours="appearance")
-    return renderer, load_learned(None, classical.plane)
+    background = classical.background if refine in ("background", "background-drop") else None
+    return renderer, load_learned(None, classical.plane, refine=refine is not None, profile=profile, background=background,
+                                  drop_unfit=bool(refine and refine.endswith("-drop")))  # boxes with no plausible rim dropped
 
 
 def _score_detections(profile, fr, dets, stats) -> None:
@@ -384,6 +388,8 @@ def main(argv=None) -> int:
     ap.add_argument("--gap-seeds", type=int, default=None, help="clips of the own/opponent gap scenario (120)")
     ap.add_argument("--fps", default="60,30")
     ap.add_argument("--notes", action="store_true", help="list every ruling that differs")
+    ap.add_argument("--refine", choices=("background", "local", "background-drop", "local-drop"), default=None,
+                    help="learned: refine box centres by the rim fit against the empty board or the board around each box")
     args = ap.parse_args(argv)
     log_states()
     profiles = {g: default_profile(g) for g in ("novuss", "cvrnkana")}
@@ -397,13 +403,13 @@ def main(argv=None) -> int:
         per_group: dict[str, list] = defaultdict(list)
         for group, game, name, seed, ep in built:
             st = new_stats()
-            run_clip(profiles[game], ep, fps, args.detector, seed, st)
+            run_clip(profiles[game], ep, fps, args.detector, seed, st, refine=args.refine)
             per_group[group].append(st)
             notes += [f"{fps} fps {n}" for n in st["ruling_notes"]]
         groups = [(fps, g, merge(v)) for g, v in per_group.items()]
         rows += groups + [(fps, "all", merge([st for _, _, st in groups]))]
         print(f"# {fps} fps: {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    print(table(rows, args.detector))
+    print(table(rows, args.detector + (f" refined ({args.refine})" if args.refine else "")))
     if args.notes and notes:
         print("\nrulings that differ:\n" + "\n".join(notes))
     return 0

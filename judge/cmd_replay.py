@@ -204,8 +204,8 @@ def add_detector_args(p) -> None:
     """``--detector``, ``--weights``, ``--no-fallback``: which detector ``make_vision`` builds."""
     p.add_argument("--detector", default="classical", choices=("classical", "learned"),
                    help="classical (default: fastest and most precise on the benchmarks) or learned (experimental: "
-                        "YOLO, needs pip install 'shotjudge[learned]'; finds more pieces under hands and the cue, but "
-                        "its centres are only good to ~2 mm, too coarse for contact timing; ~150 ms a frame on a CPU)")
+                        "YOLO boxes refined by the rim fit, needs pip install 'shotjudge[learned]'; finds more pieces under "
+                        "hands and the cue; measured on the hard cases only; ~150 ms a frame on a CPU)")
     p.add_argument("--weights", help="learned detector weights (default: the shipped models/shotjudge-det.onnx)")
     p.add_argument("--no-fallback", action="store_true",
                    help="learned detector: fail instead of falling back to the classical one when it cannot load")

@@ -322,7 +322,9 @@ def make_vision(calibration, background: list, purpose: str = "replay", detector
         from vision.types import VisionError
 
         try:
-            learned = load_learned(weights, calibration.plane)
+            # box centres refined by the rim fit, boxes with no plausible rim dropped: the one set-up that
+            # measured right on the hard cases (models/README.md)
+            learned = load_learned(weights, calibration.plane, refine=True, profile=calibration.profile, drop_unfit=True)
             return Pipeline(calibration.profile, detector=learned, assembler=assembler_for(calibration.profile, learned))
         except VisionError as exc:
             if not (fallback and background):

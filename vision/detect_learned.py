@@ -4,6 +4,10 @@ ultralytics is imported only when a detector is built (it is an optional extra: 
 'shotjudge[learned]'``); nothing is downloaded at run time - a missing or unreadable weights file is a
 clear error that says how to get one. Boxes become board-mm detections through the calibration's
 ``PlaneMap.to_board_mm`` (``Detections.from_ultralytics``).
+
+With ``refine=True`` (and the game's ``profile``) each piece's box centre is refined to a sub-pixel base
+centre by the classical detector's rim fit (:mod:`vision.refine`), against the empty-board image
+``background`` when given, else against the board around each box.
 """
 from __future__ import annotations
 
@@ -25,8 +29,11 @@ DEFAULT_CLASSES: Mapping[str, tuple[str, str | None]] = {
 
 class LearnedDetector:
     def __init__(self, weights: str | Path, plane, classes: Mapping[str, tuple[str, str | None]] = DEFAULT_CLASSES,
-                 imgsz: int = 640, conf: float = 0.25):
+                 imgsz: int = 640, conf: float = 0.25, refine: bool = False, profile=None,
+                 background: np.ndarray | None = None, drop_unfit: bool = False):
         path = Path(weights)
+        if refine and profile is None:
+            raise VisionError("learned detector: refine=True needs the game's profile (piece sizes and heights)")
         if not path.exists():
             raise VisionError(f"learned detector: weights {path} not found (train them with 'shotjudge train' "
                               f"or use the classical detector)")
@@ -41,7 +48,16 @@ class LearnedDetector:
         except Exception as exc:  # a corrupt file: ultralytics raises many kinds
             raise VisionError(f"learned detector: cannot load {path}: {exc}") from None
         self.plane, self.classes, self.imgsz, self.conf = plane, dict(classes), imgsz, conf
+        self.background = background
+        self.refiner = None
+        if refine:
+            from .refine import BoxRefiner
+
+            self.refiner = BoxRefiner(plane, profile, drop_unfit=drop_unfit)
 
     def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
         result = self.model.predict(image, imgsz=self.imgsz, conf=self.conf, verbose=False)[0]
-        return Detections.from_ultralytics(result, self.plane.to_board_mm, frame, t_s, self.classes, self.conf)
+        dets = Detections.from_ultralytics(result, self.plane.to_board_mm, frame, t_s, self.classes, self.conf)
+        if self.refiner is not None:
+            dets = self.refiner.refine(image, dets, self.background)
+        return dets

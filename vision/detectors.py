@@ -27,9 +27,11 @@ HOW_TO_GET = ("use the shipped models/shotjudge-det.onnx (git checkout -- models
 log = logging.getLogger(__name__)
 
 
-def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: float = 0.25):
+def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: float = 0.25, refine: bool = False,
+                 profile=None, background: np.ndarray | None = None, drop_unfit: bool = False):
     """A ``LearnedDetector`` that has already run once; ``VisionError`` (one line, saying how to get a
-    model) when the file is missing, empty, damaged or not a detector."""
+    model) when the file is missing, empty, damaged or not a detector. ``refine``/``profile``/``background``:
+    sub-pixel box centres by the rim fit (``vision.refine``)."""
     path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
     if not path.exists():
         raise VisionError(f"learned detector: weights {path} not found; {HOW_TO_GET}")
@@ -44,7 +46,8 @@ def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: f
     from .detect_learned import LearnedDetector
 
     try:
-        det = LearnedDetector(path, plane, imgsz=imgsz, conf=conf)
+        det = LearnedDetector(path, plane, imgsz=imgsz, conf=conf, refine=refine, profile=profile,
+                              background=background, drop_unfit=drop_unfit)
     except VisionError as exc:
         raise VisionError(f"{str(exc).splitlines()[0]}; {HOW_TO_GET}") from None
     h, w = plane.image_size[1], plane.image_size[0]
