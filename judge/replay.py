@@ -311,31 +311,32 @@ def make_vision(calibration, background: list, purpose: str = "replay", detector
     detector (with a warning) when ``fallback`` and a background are given, else it is a one-line error.
     ``purpose`` names the command in error messages (replay, live judging)."""
     try:
-        from vision.detect_classical import ClassicalDetector
+        from vision.detectors import make_detector
         from vision.pipeline import Pipeline
+        from vision.types import VisionError
     except ImportError as exc:
         raise UserError(f"{purpose} needs the vision pipeline, which this build lacks ({exc})") from None
     if detector not in ("classical", "learned"):
         raise UserError(f"--detector must be classical or learned, not {detector!r}")
+    setup = dict(weights=weights, appearance=calibration.piece_appearance())
+    found = None
     if detector == "learned":
-        from vision.detectors import load_learned
-        from vision.types import VisionError
-
         try:
-            # box centres refined by the rim fit, boxes with no plausible rim dropped: the one set-up that
-            # measured right on the hard cases (models/README.md)
-            learned = load_learned(weights, calibration.plane, refine=True, profile=calibration.profile, drop_unfit=True)
-            return Pipeline(calibration.profile, detector=learned, assembler=assembler_for(calibration.profile, learned))
+            # box centres refined by the rim fit, boxes with no plausible rim dropped: the one set-up
+            # that measured right on the hard cases (models/README.md)
+            found = make_detector("learned", calibration.plane, calibration.profile, refine=True, drop_unfit=True, **setup)
         except VisionError as exc:
-            if not (fallback and background):
-                raise UserError(str(exc) + ("" if fallback else " (--no-fallback)") +
-                                ("" if background or not fallback else "; the classical fallback needs --background")) from None
+            if not fallback:
+                raise UserError(f"{exc} (--no-fallback)") from None
+            if not background:
+                raise UserError(f"{exc}; the classical fallback needs --background") from None
             print(f"shotjudge: warning: {exc}; falling back to the classical detector", file=sys.stderr)
-    if not background:
-        raise UserError(f"{purpose} needs --background EMPTY.png: a picture of the empty board from this camera")
-    detector = ClassicalDetector(calibration.plane, calibration.profile, appearance=calibration.piece_appearance())
-    detector.learn_background(list(background))
-    return Pipeline(calibration.profile, detector=detector, assembler=assembler_for(calibration.profile, detector))
+    if found is None:
+        if not background:
+            raise UserError(f"{purpose} needs --background EMPTY.png: a picture of the empty board from this camera")
+        found = make_detector("classical", calibration.plane, calibration.profile, **setup)
+        found.learn_background(list(background))
+    return Pipeline(calibration.profile, detector=found, assembler=assembler_for(calibration.profile, found))
 
 
 def assembler_for(profile, detector):

@@ -64,21 +64,22 @@ def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: f
 
 
 def make_detector(kind: str, plane, profile, weights: str | Path | None = None, fallback: str | None = None,
-                  imgsz=DEFAULT_IMGSZ, conf: float = 0.25):
+                  imgsz=DEFAULT_IMGSZ, conf: float = 0.25, appearance=None, **learned):
     """The detector named by ``kind``; if the learned one cannot be loaded and ``fallback == "classical"``,
-    the classical one (with a logged warning) instead of an error. The classical detector still needs
-    ``learn_background`` / ``learn_colours`` from the calibration step."""
+    the classical one (with a logged warning) instead of an error. The classical detector (given the
+    calibration's piece ``appearance``) still needs ``learn_background`` / ``learn_colours`` from the
+    calibration step. ``learned``: ``load_learned``'s refinement options."""
     if kind not in ("learned", "classical"):
         raise VisionError(f"detector must be 'learned' or 'classical', got {kind!r}")
     if fallback not in (None, "classical"):
         raise VisionError(f"detector fallback must be 'classical' or none, got {fallback!r}")
     if kind == "learned":
         try:
-            return load_learned(weights, plane, imgsz, conf)
+            return load_learned(weights, plane, imgsz, conf, profile=profile, **learned)
         except VisionError as exc:
             if fallback != "classical":
                 raise
             log.warning("%s; falling back to the classical detector", exc)
     from .detect_classical import ClassicalDetector
 
-    return ClassicalDetector(plane, profile)
+    return ClassicalDetector(plane, profile, appearance=appearance)

@@ -125,14 +125,12 @@ class ShotAssembler:
             if len(m.fits) < 2 or not m.fits[0].rest:
                 continue
             rest, go = m.fits[0], m.fits[1]
-            d = go.pos(np.array([rest.t_last, go.t_first])) - rest.p
             # solve |go.pos(t) - rest.p| minimal along the outgoing direction
             ts = np.linspace(rest.t_last, go.t_first, 50)
             gaps = np.hypot(*(go.pos(ts) - rest.p).T)
             t = float(ts[int(np.argmin(gaps))])
             speed = max(float(np.hypot(*go.vel(t))), 1.0)
             out[p] = (t, math.sqrt(go.pos_var(t) + rest.pos_var(t)) / speed + 1e-4)
-            del d
         return out
 
     @staticmethod

@@ -115,15 +115,19 @@ class Tracker:
                  motion: ConstantVelocity | None = None, hit_min: int = 3, miss_max: int = 3,
                  hidden_max_s: float = 10.0, max_speed_mm_s: float = 9000.0, gate_margin_mm: float = 25.0,
                  occluder_margin_mm: float = 10.0, penetration_weight: float = 10.0, off_view_reach_mm: float = 400.0,
-                 rest_miss_s: float = 0.5, rest_speed_mm_s: float = 50.0):
+                 rest_miss_s: float = 0.5, rest_speed_mm_s: float = 50.0, still_mm_s: float = 15.0,
+                 knock_mm_s: float = 500.0):
         """``rest_miss_s``: how long a piece at rest (slower than ``rest_speed_mm_s``) may go unseen in the
         open before it is given up: nothing but a hand moves a resting piece, so a few missed frames are the
-        detector's, not the piece leaving (``miss_max`` frames still end a moving piece's track)."""
+        detector's, not the piece leaving (``miss_max`` frames still end a moving piece's track). A piece
+        slower than ``still_mm_s`` that vanishes was taken, not pocketed; a marble that vanishes within
+        two radii plus ``knock_mm_s`` x one frame of the pit's rim was knocked in."""
         self.surface = surface
         self.distance = distance
         self.motion = motion or ConstantVelocity()
         self.hit_min, self.miss_max, self.hidden_max_s = hit_min, miss_max, hidden_max_s
         self.rest_miss_s, self.rest_speed_mm_s = rest_miss_s, rest_speed_mm_s
+        self.still_mm_s, self.knock_mm_s = still_mm_s, knock_mm_s
         self.max_speed_mm_s, self.gate_margin_mm = max_speed_mm_s, gate_margin_mm
         self.occluder_margin_mm, self.penetration_weight = occluder_margin_mm, penetration_weight
         self.off_view_reach_mm = off_view_reach_mm
@@ -295,7 +299,7 @@ class Tracker:
         straight path it was on (a pocketed piece enters the pocket region, then disappears)."""
         if l.hidden_by == "hand":
             return "pickup", None
-        if float(np.hypot(*l.vel)) <= 15.0:
+        if float(np.hypot(*l.vel)) <= self.still_mm_s:
             # a piece at rest (not even creeping) does not roll into a pocket or over a cushion by itself: something took it
             # (a hand the camera did not see, the cue), and it comes back under its own name
             return "lost", None
@@ -308,9 +312,8 @@ class Tracker:
         for p in path:
             if self.surface.pit_radius_mm and self.surface.in_pit(tuple(p)):
                 return "pit", None
-        if self.surface.pit_radius_mm and self.surface.in_pit(tuple(last), 2.0 * l.radius_mm + 500.0 * self._dt_s):
-            # vanished in the open beside the rim: knocked in within a frame (its speed not yet seen; a
-            # struck marble covers ~0.5 m/s x the frame interval before anyone could measure it)
+        if self.surface.pit_radius_mm and self.surface.in_pit(tuple(last), 2.0 * l.radius_mm + self.knock_mm_s * self._dt_s):
+            # vanished in the open beside the rim: knocked in within a frame, before its speed was seen
             return "pit", None
         for p in path:
             side = self.surface.outside_side(tuple(p), -l.radius_mm)
