@@ -26,7 +26,14 @@ first opponent bat contact: correct / flagged for review / wrong (silently), and
 ruling of the ground-truth record, both applied to the true game state before the shot (calls that only
 ask for review do not count as different; flagged rulings — a review call, or vision's own review items
 on the record, which the judge shows beside the call — are listed apart, and so are silently wrong ones).
-A shot the pipeline missed, split or invented counts as a wrong ruling.
+A shot the pipeline missed, split or invented counts as a wrong ruling. Before a record is judged on the
+true state, its pieces are renamed within each player by where they stood at the start
+(``vision_clips.same_player_names``): the rules tell a player's pawns or marbles apart only by owner, and
+the judge folds its own records, so a name passed between two of one player's pieces changes no call
+(it still counts as an id switch). "judge fold": the calls the judge itself makes, folding its own
+records from the opening (its state keeps vision's names), with the referee overruling each wrong call
+so play goes on from the true state; the pipeline is told of penalty and returned pieces from these
+rulings, as in ``shotjudge replay``.
 """
 from __future__ import annotations
 
@@ -43,7 +50,7 @@ import numpy as np
 sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from vision_clips import in_view, match_events, on_surface, oracle_detections  # noqa: E402
+from vision_clips import in_view, match_events, on_surface, oracle_detections, same_player_names  # noqa: E402
 
 from calibration import default_profile  # noqa: E402
 from rules import engine_for  # noqa: E402
@@ -98,7 +105,7 @@ def clips(quick: bool, gap_seeds: int):
 
 def new_stats() -> dict:
     stats = defaultdict(int)
-    for key in ("t_err_ms", "t_cover_contact", "t_cover_cushion", "pos_err", "rulings", "ruling_notes", "rulings_view"):
+    for key in ("t_err_ms", "t_cover_contact", "t_cover_cushion", "pos_err", "rulings", "ruling_notes", "rulings_view", "rulings_fold"):
         stats[key] = []
     stats["fc"] = defaultdict(list)
     return stats
@@ -129,6 +136,8 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     states = getattr(ep.session, "states_before", [])
     if states:
         pipe.off_view(*_off_view(profile, states[0]))
+    own_state = states[0] if states else None  # the judge's own fold over the vision records
+    fold: dict = {}  # truth shot index -> did the judge's call match
     for k in range(n):
         fr = clip.states_at(t_start + k / fps, k)
         if det is None:
@@ -148,12 +157,33 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
             i = shot_of(rec)
             if i is not None and i + 1 < len(states):  # the game state after the ruling
                 pipe.off_view(*_off_view(profile, states[i + 1]))
-            if i is not None and rulings[i]:  # the referee has the ruling's placements carried out
-                pipe.expect({a["piece"]: a["at"] for a in rulings[i].get("actions", ())
-                             if a.get("kind") in ("return", "place_penalty") and a.get("at") and a.get("piece")})
+            if i is not None and getattr(own_state, "outcome", None) is not None:
+                own_state = states[i]  # a game is over: the next one starts as the referee sets it up
+            own_state, fold[i] = _judge(profile, own_state, rec, pipe, rulings[i] if i is not None else None)
+            if not fold[i] and i is not None and i + 1 < len(states):
+                own_state = states[i + 1]  # the referee overrules a wrong call: play goes on from the true state
     pipe.finish()
-    _score_shots(profile, ep, truths, pipe.records, stats)
+    _score_shots(profile, ep, truths, pipe.records, stats, fold)
     return pipe.records
+
+
+def _judge(profile, state, rec, pipe, truth_ruling):
+    """What the judge does with a record: apply it to its own game state (folded over the vision records,
+    not the truth, so pieces keep vision's names), tell vision where the ruling's penalty and returned
+    pieces will be put down, and say whether the call matches the ground-truth ruling of that shot."""
+    if state is None:
+        return state, False
+    try:
+        state, ruling = Pipeline(profile).engine(rec).apply(state, parse_record(dict(rec)))
+    except Exception:  # a refused record: the referee decides, the state stays
+        return state, False
+    pipe.expect({a.piece: tuple(a.at) for a in ruling.actions
+                 if a.kind in ("return", "place_penalty") and a.piece and a.at is not None})
+    if truth_ruling is None:
+        return state, False
+    want = sorted(c["code"] for c in truth_ruling["calls"] if not c.get("review"))
+    got = sorted(c.code for c in ruling.calls if not c.review)
+    return state, want == got and truth_ruling.get("next_player") == ruling.next_player
 
 
 def _off_view(profile, state) -> dict:
@@ -179,7 +209,7 @@ def _overlap(rec, truth) -> float:
     return max(hi - lo, 0.0) + (1e-6 if lo <= hi else 0.0)
 
 
-def _score_shots(profile, ep, truths, records, stats) -> None:
+def _score_shots(profile, ep, truths, records, stats, fold: dict) -> None:
     shot_of = _shot_index(truths)
     owned = defaultdict(list)
     for rec in records:
@@ -187,6 +217,7 @@ def _score_shots(profile, ep, truths, records, stats) -> None:
         if i is None:
             stats["seg_extra"] += 1
             stats["rulings"].append(False)  # an invented shot would be refereed
+            stats["rulings_fold"].append(False)
             stats["ruling_notes"].append(f"{ep.scenario}: invented shot at {rec['t0']:.2f}s")
         else:
             owned[i].append(rec)
@@ -194,13 +225,14 @@ def _score_shots(profile, ep, truths, records, stats) -> None:
     for i, truth in enumerate(truths):
         stats["shots"] += 1
         got = owned.get(i, [])
+        stats["rulings_fold"].append(len(got) == 1 and fold.get(i, False))
         if len(got) != 1:
             stats["seg_missed" if not got else "seg_split"] += 1
             stats["rulings"].append(False)
             stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {'missed' if not got else 'split'}")
             stats["ev_true"] += len(truth["events"])
             continue
-        rec = dict(got[0])
+        rec = same_player_names(got[0], truth.get("before", {}))
         if truth.get("player"):
             rec["player"] = truth["player"]
         pairs, _, _ = match_events(truth["events"], rec["events"])
@@ -297,7 +329,8 @@ def _learned(profile, clip, fps, seed, refine: str | None = None):
     renderer, classical = setup(profile, clip, fps, seed, colours="appearance")
     background = classical.background if refine in ("background", "background-drop") else None
     return renderer, load_learned(None, classical.plane, refine=refine is not None, profile=profile, background=background,
-                                  drop_unfit=bool(refine and refine.endswith("-drop")))  # boxes with no plausible rim dropped
+                                  drop_unfit=bool(refine and refine.endswith("-drop")),  # boxes with no plausible rim dropped
+                                  game=profile.game)  # only this game's classes compete for a box, as in the judge
 
 
 def _score_detections(profile, fr, dets, stats) -> None:
@@ -334,6 +367,7 @@ def summary(stats) -> dict:
         "t_cover_contact": pct(sum(stats["t_cover_contact"]), len(stats["t_cover_contact"])),
         "t_cover_cushion": pct(sum(stats["t_cover_cushion"]), len(stats["t_cover_cushion"])),
         "rulings_same": pct(sum(stats["rulings"]), len(stats["rulings"])), "rulings_n": len(stats["rulings"]),
+        "rulings_fold": pct(sum(stats["rulings_fold"]), len(stats["rulings_fold"])),
         "rulings_flagged": stats["rulings_flagged"], "rulings_wrong_silent": stats["rulings_wrong_silent"],
         "shots": stats["shots"],
     }
@@ -363,7 +397,7 @@ def merge(stats_list) -> dict:
 def table(rows, detector: str) -> str:
     head = ("fps", "clips", "shots", "det rec%", "det prec%", "pos RMS", "id sw/shot", "seg err", "ev rec%",
             "ev prec%", "t err ms med/p95", "within 2 t_err % contact/cushion") + tuple(f"1st {n} ok/flag/wrong" for _, _, n in GAP_BINS) + \
-        ("rulings same%", "flagged", "silent wrong", "cvr same% all in view / some out of view")
+        ("rulings same%", "judge fold same%", "flagged", "silent wrong", "cvr same% all in view / some out of view")
     lines = [f"vision accuracy, {detector} detector (positions mm, times ms; first contact: counts of shots)",
              " | ".join(head)]
     for fps, group, st in rows:
@@ -372,7 +406,7 @@ def table(rows, detector: str) -> str:
                  f"{s['pos_rms_mm']:.2f}", f"{s['id_switch_per_shot']:.3f}", f"{s['segmentation_errors']}",
                  f"{s['ev_recall']:.1f}", f"{s['ev_precision']:.1f}", f"{s['t_err_med_ms']:.2f}/{s['t_err_p95_ms']:.2f}", f"{s['t_cover_contact']:.1f}/{s['t_cover_cushion']:.1f}"]
         cells += ["{}/{}/{}".format(*s[f"fc_{n}"]) for _, _, n in GAP_BINS]
-        cells += [f"{s['rulings_same']:.1f} of {s['rulings_n']}", f"{s['rulings_flagged']}", f"{s['rulings_wrong_silent']}"]
+        cells += [f"{s['rulings_same']:.1f} of {s['rulings_n']}", f"{s['rulings_fold']:.1f}", f"{s['rulings_flagged']}", f"{s['rulings_wrong_silent']}"]
         iv, lv = s["rulings_in_view"], s["rulings_left_view"]
         cells.append(f"{iv[0]:.1f} of {iv[1]} / {lv[0]:.1f} of {lv[1]}" if iv[1] + lv[1] else "-")
         lines.append(" | ".join(cells))

@@ -1,6 +1,7 @@
 """Learned vs classical detector on simulator frames the training never saw; speed of each model format.
 
     nice python bench/learned.py [--renderers 10] [--frames 10] [--conf 0.25] [--no-speed] [--no-map]
+                                 [--misses misses.csv]
 
 Frames: random layouts of both games drawn by domain-randomised renderers whose seeds (900000+) no
 training or validation renderer used, so textures, colours, lighting, blur, noise, lens and camera pose
@@ -13,6 +14,8 @@ A piece counts when at least half its top face shows (the rest are neither hits 
 the piece's box size of the true centre. mAP50 / mAP50-95 come from ultralytics ``val`` on the same frames
 at 1280 px (PyTorch weights, the ones the ONNX file was exported from). Speed: median ms per 1280x736
 forward pass for each format on 1 and 2 threads, and the whole ``LearnedDetector.detect`` call.
+``--misses FILE``: every missed piece, why and in what circumstances (``bench/learned_misses.py``), as CSV,
+with a table of causes per class and of miss rates by circumstance.
 """
 from __future__ import annotations
 
@@ -132,6 +135,11 @@ def evaluate(args):
     from vision.detectors import load_learned
 
     frames_out = []
+    misses = None
+    if args.misses:
+        from learned_misses import MissLog, candidates, scene_context
+
+        misses = MissLog(args.conf, COUNT_VISIBLE)
     stats = {"learned": defaultdict(lambda: [0, 0]), "classical": defaultdict(lambda: [0, 0])}
     sweep = {c: defaultdict(lambda: [0, 0]) for c in SWEEP}
     t0 = time.perf_counter()
@@ -141,10 +149,14 @@ def evaluate(args):
             made = make_renderer(game, seed)
             profile, camera, renderer = made
             plane = plane_of(camera)
-            learned = load_learned(args.weights, plane, conf=min(SWEEP + (args.conf,)))
+            learned = load_learned(args.weights, plane, conf=min(SWEEP + (args.conf,)),
+                                   game=game if args.game_classes else None, iou=args.iou)
             classical = classical_for(game, profile, camera, renderer, plane) if not args.no_classical else None
+            context = scene_context(game, seed, args.frames, profile, renderer.settings) if misses else None
             for lf in render_labelled(game, seed, args.frames, made=made):
                 dets = learned.detect(lf.image)
+                if misses is not None:
+                    misses.add(lf, context[lf.index], candidates(learned, lf.image), profile)
                 score(lf.boxes, det_points(dets, plane, args.conf), stats["learned"])
                 for c in SWEEP:
                     score(lf.boxes, det_points(dets, plane, c), sweep[c])
@@ -159,7 +171,7 @@ def evaluate(args):
                     score(lf.boxes, got, stats["classical"])
                 frames_out.append(lf)
             print(f"  {game} renderer {k + 1}/{args.renderers}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
-    return frames_out, stats, plane, sweep
+    return frames_out, stats, plane, sweep, misses
 
 
 def map_figures(frames, pt: Path):
@@ -256,12 +268,17 @@ def main(argv=None) -> int:
     ap.add_argument("--no-classical", action="store_true")
     ap.add_argument("--no-map", action="store_true")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--game-classes", action="store_true",
+                    help="learned: only the game's classes compete for a box (LearnedDetector game=...)")
+    ap.add_argument("--iou", type=float, default=0.7, help="learned: NMS IoU threshold")
+    ap.add_argument("--misses", metavar="FILE", help="write every missed piece (CSV) and print the causes")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    frames, stats, plane, sweep = evaluate(args)
+    frames, stats, plane, sweep, misses = evaluate(args)
     n_occ = sum(lf.occluded for lf in frames)
     print(f"unseen frames: {len(frames)} (1280x720, {args.renderers} looks x {args.frames} layouts x 2 games, "
-          f"{n_occ} with a hand or the cue), conf {args.conf}")
+          f"{n_occ} with a hand or the cue), conf {args.conf}, NMS IoU {args.iou}"
+          + (", game classes only" if args.game_classes else ""))
     print(f"{'class':<10} {'pieces':<15} {'n':>5} {'learned':>8} {'classical':>10}")
     for cls in PIECE_CLASSES:
         for s in ("all", "partly covered"):
@@ -286,6 +303,17 @@ def main(argv=None) -> int:
         print(f"  conf {c:.2f}: {rec(PIECE_CLASSES[:3], 'all')} {rec(PIECE_CLASSES[:3], 'partly covered')}  "
               f"{rec(PIECE_CLASSES[3:], 'all')} {rec(PIECE_CLASSES[3:], 'partly covered')}  "
               f"precision {100 * hit / max(got, 1):6.2f}%")
+    if misses is not None:
+        misses.write(args.misses)
+        learned_missed = sum(stats["learned"][(cls, "all")][0] - stats["learned"][(cls, "all")][1]
+                             for cls in PIECE_CLASSES)
+        print(misses.tables())
+        if learned_missed != len(misses.misses):  # the two countings must agree, else the causes are of other misses
+            print(f"WARNING: {len(misses.misses)} misses analysed but {learned_missed} counted above")
+        got, hit = stats["learned"]["_det"]
+        if got - hit != sum(misses.false.values()):
+            print(f"WARNING: {sum(misses.false.values())} false alarms placed but {got - hit} counted above")
+        print(f"every miss: {args.misses}")
     if stats["classical"]["_errors"][0]:
         print(f"classical detector raised on {stats['classical']['_errors'][0]} frames (counted as nothing found)")
     if not args.no_map and Path(args.pt).exists():

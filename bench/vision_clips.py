@@ -118,3 +118,37 @@ def match_events(truth: list[dict], got: list[dict], tol_s: float = 0.01):
             pairs.append((te, got[best[1]]))
     extra = [ge for j, ge in enumerate(got) if j not in used]
     return pairs, missed, extra
+
+
+def same_player_names(rec: dict, before_true: dict, within_mm: float = 20.0) -> dict:
+    """``rec`` with its pawns/marbles renamed to the true names of the pieces they stood on at the start.
+
+    The rules never tell one player's pawns (or marbles) apart, only whose they are, and the judge folds
+    its own records, so a name that passed between two of a player's pieces changes no call. Renaming
+    by the ``before`` positions, within each player only, lets a record be judged on the *true* game
+    state; a piece given the other player's colour, or an event the pieces did not make, still counts.
+    """
+    from rules.record import owner
+
+    ids = set(rec.get("before", {})) | set(rec.get("after", {}))
+    ids |= {e[k] for e in rec.get("events", ()) for k in ("a", "b", "piece") if isinstance(e.get(k), str)}
+    mapping: dict[str, str] = {}
+    for who in ("A", "B"):
+        mine = sorted(p for p in ids if owner(p) == who)
+        truth = {p: xy for p, xy in before_true.items() if owner(p) == who}
+        pairs = sorted((math.dist(xy, truth[q]), p, q) for p, xy in rec.get("before", {}).items()
+                       if owner(p) == who for q in truth)
+        used = set()
+        for d, p, q in pairs:
+            if d <= within_mm and p not in mapping and q not in used:
+                mapping[p], _ = q, used.add(q)
+        for p in (p for p in mine if p not in mapping):  # unmatched: keep the name where free, else a free one
+            q = p if p not in used else next(f"{who}{k}" for k in range(1, 100) if f"{who}{k}" not in used)
+            mapping[p], _ = q, used.add(q)
+    name = lambda p: mapping.get(p, p)  # noqa: E731
+    out = dict(rec)
+    out["before"] = {name(p): xy for p, xy in rec.get("before", {}).items()}
+    out["after"] = {name(p): xy for p, xy in rec.get("after", {}).items()}
+    out["events"] = [{k: (name(v) if k in ("a", "b", "piece") and isinstance(v, str) else v) for k, v in e.items()}
+                     for e in rec.get("events", ())]
+    return out

@@ -86,6 +86,29 @@ def test_opening_row_of_touching_pawns_against_the_cushion():
     assert max(e for _, e in hits.values()) <= 1.5
 
 
+@pytest.mark.parametrize("between", [(0, 1), (3, 4)])
+def test_bat_laid_against_two_pawns_of_a_touching_row_hides_neither(between):
+    """Set seed 3 at 30 fps: the hand laid the bat against B1 and B2 of the row along the S cushion; the
+    blob of bat and row left both pawns unexplained, one seed fell between them and fitted neither, and
+    they went unseen for the whole wait before the stroke (then came back under each other's names)."""
+    profile = default_profile("novuss")
+    clip = NOVUSS["opening"][0](profile, 1).clip()
+    renderer, det = setup(profile, clip, 60.0, 1, "straight")
+    frame = clip.frame(0, 60.0)
+    row = sorted((p for p in frame.pieces if p.id.startswith("B")), key=lambda p: p.x_mm)
+    left, right = row[between[0]], row[between[1]]
+    x = left.x_mm + 9.0  # against the left pawn, 5 mm short of the right one (as in the set)
+    bat_r = profile.geometry["bat_diameter_mm"] / 2
+    y = left.y_mm + math.sqrt((left.radius_mm + bat_r + 0.5) ** 2 - (x - left.x_mm) ** 2)
+    frame = dataclasses.replace(frame, pieces=tuple(dataclasses.replace(p, x_mm=x, y_mm=y, visible=True)
+                                                    if p.id == "bat" else p for p in frame.pieces))
+    dets = det.detect(renderer.render(frame), 0, frame.t_s)
+    truth, hits, extra = _match(frame, dets)
+    assert sorted(hits) == sorted(p.id for p in truth) and extra == 0
+    assert all((hits[p.id][0].kind, hits[p.id][0].owner) == (p.kind, p.owner) for p in truth)
+    assert max(hits[left.id][1], hits[right.id][1]) <= 1.0
+
+
 def test_cvrnkana_marbles_by_player_colour():
     profile = default_profile("cvrnkana")
     clip = CVRNKANA["pit-entry"][0](profile, 1).clip()

@@ -69,6 +69,59 @@ def test_a_resting_pawn_missed_in_the_open_for_a_few_frames_keeps_its_track():
     assert tracker.tracks["B6"].left == "lost"
 
 
+def test_a_resting_pawn_half_under_the_cue_is_not_moved_by_its_off_centre_fit():
+    """Set seed 3 shot 44: the hand and cue reached over A4 beside the bat; the half-covered pawn was fitted
+    10-13 mm off, once in a frame where the occluder itself was missed, and read as struck by the bat."""
+    tracker = Tracker(SURFACE)
+    rest = (-16.0, 477.0)
+    tracker.start({"A4": rest, "A2": (200.0, 300.0)}, 0, 0.0)
+    cue_at = {5: (-16.0, 530.0), 7: (-16.0, 530.0)}  # the occluder is seen in frames 5 and 7, not 6
+    fits = {5: (-8.0, 477.0), 6: (-6.0, 463.0), 7: (-8.0, 477.0)}
+    for k in range(1, 20):
+        items = [_pawn(fits.get(k, rest), k=k), _pawn((200.0, 300.0), k=k)]
+        if k in cue_at:
+            items.append(_hand(cue_at[k], half=50.0))
+        tracker.update(Detections(k, k / 60, tuple(items)))
+    a4 = tracker.tracks["A4"]
+    assert {st.centre_mm for st in a4.states} == {rest}
+    assert [st.frame for st in a4.states if not st.observed] == [5, 6, 7]
+    assert a4.left is None
+
+
+def test_a_resting_pawn_moved_in_the_open_is_believed():
+    tracker = Tracker(SURFACE)
+    tracker.start({"A4": (-16.0, 477.0)}, 0, 0.0)
+    for k in range(1, 10):
+        tracker.update(Detections(k, k / 60, (_pawn((-16.0, 477.0) if k < 5 else (-6.0, 470.0), k=k),)))
+    assert tracker.tracks["A4"].states[-1].centre_mm == (-6.0, 470.0)
+    assert all(st.observed for st in tracker.tracks["A4"].states)
+
+
+def test_a_pawn_struck_into_the_pocket_it_lay_at_was_pocketed_not_taken():
+    """Set seed 2 shot 14: A1 lay in the NW pocket's mouth, the bat knocked it in within a frame; a still
+    piece that vanishes elsewhere was taken by a hand, but one over a pocket's mouth dropped."""
+    tracker = Tracker(SURFACE)
+    tracker.start({"A1": (-472.5, 468.3), "A2": (0.0, 0.0)}, 0, 0.0)
+    for k in range(1, 12):
+        items = (_pawn((0.0, 0.0), k=k),) + ((_pawn((-472.5, 468.3), k=k),) if k < 4 else ())
+        tracker.update(Detections(k, k / 60, items))
+    a1 = tracker.tracks["A1"]
+    assert (a1.left, a1.left_where) == ("pocket", "NW")
+
+
+def test_a_pawn_seen_over_a_pocket_mouth_then_lost_dropped_there_though_its_last_fit_lay_outside():
+    """Set seed 1 shot 35: A6 came off the N cushion into the NE pocket; sinking, its last fit lay just
+    outside the capture circle and its path ran over the E cushion, so it was read as off the board."""
+    tracker = Tracker(SURFACE)
+    tracker.start({"A6": (441.0, 463.0), "A2": (0.0, 0.0)}, 0, 0.0)
+    path = {1: (454.0, 483.0), 3: (468.9, 470.2), 4: (472.7, 461.2)}  # frame 2 missed; 3 lies inside (43 mm)
+    for k in range(1, 12):
+        items = (_pawn((0.0, 0.0), k=k),) + ((_pawn(path[k], k=k),) if k in path else ())
+        tracker.update(Detections(k, k / 60, items))
+    a6 = tracker.tracks["A6"]
+    assert (a6.left, a6.left_where) == ("pocket", "NE")
+
+
 # -- segmenter ----------------------------------------------------------------------------------------------
 def _frame(k, pieces, hand=None, fps=30.0):
     items = tuple(Detection(kind, xy, 16.0, owner, frame=k, t_s=k / fps, piece=p) for p, kind, owner, xy in pieces)

@@ -564,11 +564,12 @@ class ClassicalDetector:
             if len(dets) >= k or area > 4 * k * self._disc_cpx:
                 continue
             rest = self._unexplained(labels, i, (x, y, w, h), dets, 2.0).astype(np.uint8)
-            n, _, st, ce = cv2.connectedComponentsWithStats(rest, connectivity=8, ltype=label_type(rest.shape))
+            n, lab, st, ce = cv2.connectedComponentsWithStats(rest, connectivity=8, ltype=label_type(rest.shape))
             for j in range(1, n):
                 if 0.4 * self._disc_cpx <= st[j, 4] <= 2.5 * self._disc_cpx:
-                    seeds.append((x0 + (ce[j, 0] + x + 0.5) * q - 0.5, y0 + (ce[j, 1] + y + 0.5) * q - 0.5))
-                    owners.append(i)
+                    for cx, cy in _part_centres(lab, j, st[j, 4] / self._disc_cpx):
+                        seeds.append((x0 + (cx + x + 0.5) * q - 0.5, y0 + (cy + y + 0.5) * q - 0.5))
+                        owners.append(i)
         return seeds, owners
 
     def _leftovers(self, labels, blobs, pieces, frame, t_s, streaks: dict | None = None) -> dict[int, list[Detection]]:
@@ -655,6 +656,20 @@ def _looks(appearance, game: str):
     pieces = {_CLASSES[k]: (np.asarray(rgb, np.float32)[::-1], float(spread)) for k, rgb, spread in items
               if k in _CLASSES and _CLASSES[k][0] in kinds}
     return np.asarray(board, np.float32)[::-1], pieces
+
+
+def _part_centres(lab: np.ndarray, j: int, discs: float) -> list[tuple[float, float]]:
+    """Seeds for an unexplained part of a blob ``discs`` pieces in area: its centroid, or, where it is
+    big enough for two touching pieces (two pawns of a row pressed against the bat), the centres of two
+    k-means clusters of its pixels; one seed between two pawns fits neither."""
+    ys, xs = np.nonzero(lab == j)
+    pts = np.stack([xs, ys], axis=1).astype(np.float32)
+    if discs < 1.5 or len(pts) < 4:
+        return [(float(pts[:, 0].mean()), float(pts[:, 1].mean()))]
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+    cv2.setRNGSeed(0)
+    _, _, centres = cv2.kmeans(pts, 2, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    return [(float(c[0]), float(c[1])) for c in centres]
 
 
 def _one_per_piece(items: list[Detection]) -> list[Detection]:

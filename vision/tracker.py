@@ -116,12 +116,18 @@ class Tracker:
                  hidden_max_s: float = 10.0, max_speed_mm_s: float = 9000.0, gate_margin_mm: float = 25.0,
                  occluder_margin_mm: float = 10.0, penetration_weight: float = 10.0, off_view_reach_mm: float = 400.0,
                  rest_miss_s: float = 0.5, rest_speed_mm_s: float = 50.0, still_mm_s: float = 15.0,
-                 knock_mm_s: float = 500.0):
+                 knock_mm_s: float = 500.0, doubt_mm: float = 2.5, doubt_kinds: tuple[str, ...] = ("pawn",)):
         """``rest_miss_s``: how long a piece at rest (slower than ``rest_speed_mm_s``) may go unseen in the
         open before it is given up: nothing but a hand moves a resting piece, so a few missed frames are the
         detector's, not the piece leaving (``miss_max`` frames still end a moving piece's track). A piece
         slower than ``still_mm_s`` that vanishes was taken, not pocketed; a marble that vanishes within
-        two radii plus ``knock_mm_s`` x one frame of the pit's rim was knocked in."""
+        two radii plus ``knock_mm_s`` x one frame of the pit's rim was knocked in.
+
+        ``doubt_mm``: a resting piece of ``doubt_kinds`` seen more than this far from where it lay while a
+        hand or the cue reaches over it (this frame or the last: the occluder's outline flickers) is not
+        believed: a half-covered disc fits off-centre, and that phantom step would read as the piece being
+        struck. It is kept where it lay, as if hidden, until it is seen clear of the occluder. The bat is
+        left out (the cue moves it), and so are marbles (the flicking hand moves them)."""
         self.surface = surface
         self.distance = distance
         self.motion = motion or ConstantVelocity()
@@ -131,6 +137,8 @@ class Tracker:
         self.max_speed_mm_s, self.gate_margin_mm = max_speed_mm_s, gate_margin_mm
         self.occluder_margin_mm, self.penetration_weight = occluder_margin_mm, penetration_weight
         self.off_view_reach_mm = off_view_reach_mm
+        self.doubt_mm, self.doubt_kinds = doubt_mm, tuple(doubt_kinds)
+        self._last_occluders: tuple[Detection, ...] = ()
         self._live: dict[str, _Live] = {}
         self._gone: dict[str, _Live] = {}
         self._spares: list[str] = []
@@ -242,7 +250,9 @@ class Tracker:
             pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
         named = [d.named(p) for d, p in placed]
         for i, l in enumerate(lives):
-            if i in pairs:
+            if i in pairs and self._doubtful(l, pieces[pairs[i]], dets):
+                self._coast(l, l.pos, dets, self._occluder_near(l.pos, l.radius_mm, dets) or "hand")
+            elif i in pairs:
                 d = pieces[pairs[i]]
                 self._observe(l, d, dets)
                 named.append(d.named(l.piece))
@@ -253,6 +263,7 @@ class Tracker:
         unmatched = [d for j, d in enumerate(pieces) if j not in used and not _overlaps(d, taken)]
         named.extend(self._tentatives(unmatched, dets))
         self._t_s = t
+        self._last_occluders = tuple(dets.occluders())
         return Detections(dets.frame, t, tuple(named) + tuple(dets.occluders()))
 
     # -- internals -----------------------------------------------------------------------------
@@ -264,17 +275,33 @@ class Tracker:
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(z[0]), float(z[1])),
                                    (float(l.vel[0]), float(l.vel[1])), True))
 
+    def _doubtful(self, l: _Live, d: Detection, dets: Detections) -> bool:
+        """A resting piece seen off its place while an occluder reaches over it (see ``doubt_mm``)."""
+        if l.kind not in self.doubt_kinds or float(np.hypot(*l.vel)) > self.rest_speed_mm_s:
+            return False
+        if math.dist(l.pos, d.centre_mm) <= self.doubt_mm:
+            return False
+        return self._occluder_near(l.pos, l.radius_mm, dets) is not None or \
+            self._occluder_near(d.centre_mm, l.radius_mm, dets) is not None
+
+    def _occluder_near(self, xy, radius_mm: float, dets: Detections) -> str | None:
+        margin = radius_mm + self.occluder_margin_mm
+        return dets.occluded(xy, margin) or Detections(dets.frame, dets.t_s, self._last_occluders).occluded(xy, margin)
+
+    def _coast(self, l: _Live, pred: np.ndarray, dets: Detections, hidden: str) -> None:
+        """Hidden: a resting piece stays, a moving one carries on along its line."""
+        l.hidden_s += dets.t_s - (self._t_s if self._t_s is not None else dets.t_s)
+        l.hidden_by = hidden
+        l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
+                                   (float(l.vel[0]), float(l.vel[1])), False, hidden))
+        if l.hidden_s > self.hidden_max_s:
+            self._leave(l, "lost", None)
+
     def _miss(self, l: _Live, pred: np.ndarray, dets: Detections) -> None:
         hidden = dets.occluded(pred, l.radius_mm + self.occluder_margin_mm) or \
             dets.occluded(l.pos, l.radius_mm + self.occluder_margin_mm)
         if hidden:
-            # coast: a resting piece stays, a moving one carries on along its line
-            l.hidden_s += dets.t_s - (self._t_s if self._t_s is not None else dets.t_s)
-            l.hidden_by = hidden
-            l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
-                                       (float(l.vel[0]), float(l.vel[1])), False, hidden))
-            if l.hidden_s > self.hidden_max_s:
-                self._leave(l, "lost", None)
+            self._coast(l, pred, dets, hidden)
             return
         l.misses += 1
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
@@ -299,6 +326,11 @@ class Tracker:
         straight path it was on (a pocketed piece enters the pocket region, then disappears)."""
         if l.hidden_by == "hand":
             return "pickup", None
+        seen = [st.centre_mm for st in l.states[-(self.miss_max + 3):] if st.observed][-3:]
+        for xy in seen + [tuple(l.pos)]:
+            pk = self.surface.pocket_at(tuple(xy))
+            if pk:  # its centre was over a pocket's mouth when last seen: it dropped (struck there, or rolling in)
+                return "pocket", pk
         if float(np.hypot(*l.vel)) <= self.still_mm_s:
             # a piece at rest (not even creeping) does not roll into a pocket or over a cushion by itself: something took it
             # (a hand the camera did not see, the cue), and it comes back under its own name
