@@ -113,8 +113,11 @@ def new_stats() -> dict:
 
 # -- one clip ---------------------------------------------------------------------------------------------
 def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, phase_s: float | None = None,
-             refine: str | None = None) -> list:
-    """Watch an episode at ``fps`` and add its figures to ``stats``; returns the vision records."""
+             refine: str | None = None, referee_unseen: bool = False) -> list:
+    """Watch an episode at ``fps`` and add its figures to ``stats``; returns the vision records.
+    ``referee_unseen``: the referee enters each Cvrnkaná flick the camera had nothing of to see (see
+    ``_unseen``) as it ends, with ``Cvrnkana.unseen_flick`` as the judge's overlay does; those records
+    are judged and scored with the camera's and counted in ``referee_entries``."""
     clip = ep.clip()
     rng = np.random.default_rng(seed * 7919 + int(fps))
     phase = rng.uniform(0.0, 1.0 / fps) if phase_s is None else phase_s
@@ -138,8 +141,27 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
         pipe.off_view(*_off_view(profile, states[0]))
     own_state = states[0] if states else None  # the judge's own fold over the vision records
     fold: dict = {}  # truth shot index -> did the judge's call match
+    entered: list[dict] = []
+    waiting = 0  # the next truth shot the referee may still have to enter
     for k in range(n):
         fr = clip.states_at(t_start + k / fps, k)
+        while referee_unseen and waiting < len(truths) and truths[waiting]["t1"] < fr.t_s:
+            i, waiting = waiting, waiting + 1
+            if not _unseen(profile, truths[i], clip) or any(shot_of(r) == i for r in pipe.records):
+                continue
+            if getattr(own_state, "outcome", None) is not None:
+                own_state = states[i]
+            touched = next(e["piece"] for e in truths[i]["events"] if e["kind"] == "touch")
+            on_field = touched in dict(getattr(own_state, "field", ()) or ())
+            rec = engine_for(profile.game, profile.geometry).unseen_flick(
+                own_state, touched if on_field else None, truths[i]["t1"])
+            entered.append(rec)
+            stats["referee_entries"] += 1
+            own_state, fold[i] = _judge(profile, own_state, rec, pipe, rulings[i])
+            if not fold[i] and i + 1 < len(states):
+                own_state = states[i + 1]
+            if i + 1 < len(states):
+                pipe.off_view(*_off_view(profile, states[i + 1]))
         if det is None:
             dets = oracle_detections(fr, 0.3, rng, profile=profile, clip=clip, exposure_s=0.5 / fps)
         else:
@@ -163,7 +185,7 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
             if not fold[i] and i is not None and i + 1 < len(states):
                 own_state = states[i + 1]  # the referee overrules a wrong call: play goes on from the true state
     pipe.finish()
-    _score_shots(profile, ep, truths, pipe.records, stats, fold)
+    _score_shots(profile, ep, truths, pipe.records + entered, stats, fold)
     return pipe.records
 
 
@@ -277,6 +299,20 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> None:
         _first_contact(truth, r_true, r_got, stats)
 
 
+def _unseen(profile, truth, clip, step_s: float = 0.02) -> bool:
+    """A Cvrnkaná flick the camera had nothing of to see: no marble it moved was in the view at any
+    moment of the shot (sampled every ``step_s``), and none reached the pit."""
+    if truth.get("game") != "cvrnkana" or any(e["kind"] in ("pit", "contact") for e in truth["events"]):
+        return False
+    before, after = truth.get("before", {}), truth.get("after", {})
+    moved = {p for p, xy in after.items() if before.get(p) != xy} | {e["piece"] for e in truth["events"] if e["kind"] == "touch"}
+    for k in range(int((truth["t1"] - truth["t0"]) / step_s) + 2):
+        frame = clip.states_at(min(truth["t0"] + k * step_s, truth["t1"]), k)
+        if any(p.id in moved and p.visible and in_view(profile, p.x_mm, p.y_mm) for p in frame.pieces):
+            return False
+    return bool(moved)
+
+
 def _left_view(profile, truth) -> bool:
     """Whether a marble this shot moved (or touched) lay or stopped outside the camera's view: the
     record cannot know where, so the ruling rests on what the referee or the game state adds."""
@@ -368,7 +404,7 @@ def summary(stats) -> dict:
         "t_cover_cushion": pct(sum(stats["t_cover_cushion"]), len(stats["t_cover_cushion"])),
         "rulings_same": pct(sum(stats["rulings"]), len(stats["rulings"])), "rulings_n": len(stats["rulings"]),
         "rulings_fold": pct(sum(stats["rulings_fold"]), len(stats["rulings_fold"])),
-        "rulings_flagged": stats["rulings_flagged"], "rulings_wrong_silent": stats["rulings_wrong_silent"],
+        "rulings_flagged": stats["rulings_flagged"], "referee_entries": stats["referee_entries"], "rulings_wrong_silent": stats["rulings_wrong_silent"],
         "shots": stats["shots"],
     }
     for name, left_view in (("in_view", False), ("left_view", True)):
@@ -397,7 +433,8 @@ def merge(stats_list) -> dict:
 def table(rows, detector: str) -> str:
     head = ("fps", "clips", "shots", "det rec%", "det prec%", "pos RMS", "id sw/shot", "seg err", "ev rec%",
             "ev prec%", "t err ms med/p95", "within 2 t_err % contact/cushion") + tuple(f"1st {n} ok/flag/wrong" for _, _, n in GAP_BINS) + \
-        ("rulings same%", "judge fold same%", "flagged", "silent wrong", "cvr same% all in view / some out of view")
+        ("rulings same%", "judge fold same%", "flagged", "silent wrong", "cvr same% all in view / some out of view",
+         "referee entries")
     lines = [f"vision accuracy, {detector} detector (positions mm, times ms; first contact: counts of shots)",
              " | ".join(head)]
     for fps, group, st in rows:
@@ -409,6 +446,7 @@ def table(rows, detector: str) -> str:
         cells += [f"{s['rulings_same']:.1f} of {s['rulings_n']}", f"{s['rulings_fold']:.1f}", f"{s['rulings_flagged']}", f"{s['rulings_wrong_silent']}"]
         iv, lv = s["rulings_in_view"], s["rulings_left_view"]
         cells.append(f"{iv[0]:.1f} of {iv[1]} / {lv[0]:.1f} of {lv[1]}" if iv[1] + lv[1] else "-")
+        cells.append(f"{s['referee_entries']}")
         lines.append(" | ".join(cells))
     return "\n".join(lines)
 
@@ -424,6 +462,9 @@ def main(argv=None) -> int:
     ap.add_argument("--notes", action="store_true", help="list every ruling that differs")
     ap.add_argument("--refine", choices=("background", "local", "background-drop", "local-drop"), default=None,
                     help="learned: refine box centres by the rim fit against the empty board or the board around each box")
+    ap.add_argument("--referee-unseen", action="store_true",
+                    help="Cvrnkaná: the referee enters each flick played wholly out of the camera's view (overlay "
+                         "'Flick out of view'); counted in the 'referee entries' column")
     args = ap.parse_args(argv)
     log_states()
     profiles = {g: default_profile(g) for g in ("novuss", "cvrnkana")}
@@ -437,7 +478,8 @@ def main(argv=None) -> int:
         per_group: dict[str, list] = defaultdict(list)
         for group, game, name, seed, ep in built:
             st = new_stats()
-            run_clip(profiles[game], ep, fps, args.detector, seed, st, refine=args.refine)
+            run_clip(profiles[game], ep, fps, args.detector, seed, st, refine=args.refine,
+                     referee_unseen=args.referee_unseen)
             per_group[group].append(st)
             notes += [f"{fps} fps {n}" for n in st["ruling_notes"]]
         groups = [(fps, g, merge(v)) for g, v in per_group.items()]

@@ -31,7 +31,9 @@ class Pipeline(Protocol):
 
     Optional: ``finish() -> list[ShotRecord]`` for a shot still open when the source ends (called only
     when it ended cleanly), ``shot_in_progress() -> bool`` (whether a shot was under way when the source
-    failed), and ``overlay(frame) -> OverlayModel | None`` for what to draw on the spectators' video.
+    failed), ``overlay(frame) -> OverlayModel | None`` for what to draw on the spectators' video, and
+    ``set_state(state)``: the game state after a change (a judged shot, a referee action), given before
+    the next frame is fed when the match has ``changed_since(revision)``.
     """
 
     def feed(self, frame: Frame) -> list: ...
@@ -42,20 +44,35 @@ class VisionFeed:
 
     Tracking starts at the first frame from ``layout`` (the pieces on the surface, board mm). A
     record that does not parse is a vision fault: it is reported through ``on_error``, not judged.
+    Each game state it is given (``set_state``, on the judging thread) tells vision who is to move and,
+    in Cvrnkaná, which marbles lie behind the start lines or on the field out of view.
     """
 
     def __init__(self, vision, game: str, layout, on_error: Callable[[str], None] | None = None):
         self.vision, self.game, self.layout = vision, game, dict(layout)
         self.on_error = on_error
         self._started = False
+        self._state = None
+
+    def set_state(self, state) -> None:
+        from .replay import tell_off_view
+
+        self._state = state
+        if hasattr(self.vision, "player"):
+            self.vision.player = getattr(state, "to_move", None)
+        if self._started:
+            tell_off_view(self.vision, state)
 
     def feed(self, frame: Frame) -> list:
         if not self._started:
+            from .replay import start_options
+
             layout = {k: tuple(v) for k, v in self.layout.items()}
             detector = getattr(self.vision, "detector", None)
             if layout and hasattr(detector, "expect"):
                 detector.expect(layout)  # the pieces stand where the game state says: their colours, measured
-            self.vision.start(layout, frame.index, frame.t_s)
+            options = start_options(self.vision, self._state) if self._state is not None else {}
+            self.vision.start(layout, frame.index, frame.t_s, **options)
             self._started = True
         return self._parse(self.vision.feed_image(frame.image, frame.index, frame.t_s), frame.index)
 
@@ -184,6 +201,9 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
             queue.close()
 
     thread = threading.Thread(target=capture, name="capture", daemon=True)
+    set_state = getattr(pipeline, "set_state", None)
+    changed_since = getattr(match, "changed_since", None) if set_state is not None else None
+    seen_revision = None  # the game state vision was last given (None: not yet)
     started = time.monotonic()
     thread.start()
     last: Frame | None = None
@@ -209,6 +229,11 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
             result.frames += 1
             if recorder is not None:
                 recorder.add(frame)
+            if changed_since is not None:  # after a judged shot or a referee action (from the web thread)
+                changed = changed_since(seen_revision)
+                if changed is not None:
+                    seen_revision, state = changed
+                    set_state(state)
             _judge(pipeline.feed(frame), match, recorder, frame, result)
             if on_frame is not None:
                 on_frame(frame)

@@ -3,7 +3,8 @@
 Every judged shot goes to the journal before anyone hears about it, so what was announced is
 what survives a crash. Referee actions (undo, override, next game) are journal entries too, and
 the state after them is rebuilt by replaying the game's records through the pure rule engine.
-Methods are thread-safe: referee actions arrive from the web server's thread.
+Methods are thread-safe: referee actions arrive from the web server's thread. ``revision`` counts
+the changes of the game state, so the judging thread can tell vision what a referee changed.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ __all__ = ["Match", "JudgedShot", "RefereeError"]
 
 Listener = Callable[[dict], None]
 REASON_CODE = re.compile(r"[a-z][a-z0-9_]{0,39}")
+PIECE_ID = re.compile(r"[A-Za-z][A-Za-z0-9]{0,9}")
+ENTRY_STEP_S = 0.001  # a referee-entered shot is timed this long after the last judged one
 
 
 class RefereeError(UserError):
@@ -48,6 +51,7 @@ class Match:
         self._lock = threading.RLock()
         self.skipped = 0  # shots offered again that the journal already had
         self.last: dict | None = None
+        self.revision = 0  # bumped whenever the game state changes (a judged shot, a referee action)
         resume = journal.resume()
         self.resumed_shots = len(resume.records)
         self._load(resume.game_no, resume.records, [s.shot_no for s in resume.shots])
@@ -59,15 +63,22 @@ class Match:
         self.shot_nos = list(shot_nos)
         self.state, rulings = self.engine.replay(self.records)
         self.rulings = list(rulings)
+        self.revision += 1
 
     # ----- shots ---------------------------------------------------------------------------------
     def judge(self, record: ShotRecord) -> JudgedShot | None:
         """Judge one shot, journal it, tell the listeners. None if the journal already had it."""
+        shot, event = self._judge(record)
+        if event is not None:
+            self._tell(event)
+        return shot
+
+    def _judge(self, record: ShotRecord) -> tuple[JudgedShot | None, dict | None]:
         with self._lock:
             raw = record.to_dict()
             if self.journal.find_shot(self.game_no, record_hash(raw)) is not None:
                 self.skipped += 1
-                return None
+                return None, None
             try:
                 state, ruling = self.engine.apply(self.state, record)
             except RecordError as exc:
@@ -80,6 +91,7 @@ class Match:
                 ruling_dict = ruling.to_dict(self.lang)
                 entry, added = self.journal.append_shot(self.game_no, raw, ruling_dict, state_dict)
                 self.state = state
+                self.revision += 1
                 self.records.append(record)
                 self.rulings.append(ruling)
                 self.shot_nos.append(entry.shot_no)
@@ -89,8 +101,13 @@ class Match:
                     event["vision_review"] = list(raw["meta"]["review"])
                 self.last = dict(event)  # without the state (which holds the last call itself)
             event["state"] = self.snapshot()
-        self._tell(event)
-        return shot
+        return shot, event
+
+    def changed_since(self, revision: int):
+        """``(revision, state)`` when the game state changed after ``revision``, else None: what the judging
+        thread checks before the next frame (a referee action arrives on the web server's thread)."""
+        with self._lock:
+            return None if self.revision == revision else (self.revision, self.state)
 
     def note_gap(self, gap) -> None:
         self.journal.append_action("gap", self.game_no, gap.to_dict())
@@ -131,6 +148,43 @@ class Match:
                      "ruling": ruling, "text": f"shot {shot_no}: referee decision {code}", "state": self.snapshot()}
         self._tell(event)
         return event
+
+    def unseen_flick(self, piece: str | None = None, by: str = "referee") -> dict:
+        """Cvrnkaná: a flick the referee saw and the camera did not (it started and ended outside the view,
+        e.g. an opening flick that stopped short of it). The engine writes the shot record (``piece``, by
+        default the next marble of the player to move behind the start line, now lies on the field out of
+        view) and it is judged and journaled like a camera shot, so a restart keeps it and undo removes it."""
+        with self._lock:
+            if not hasattr(self.engine, "unseen_flick"):
+                raise RefereeError(f"a flick out of view is a Cvrnkaná entry; this is a {self.game} match")
+            if piece is not None:
+                piece = str(piece).strip().upper() or None
+            if piece is not None and not PIECE_ID.fullmatch(piece):
+                raise RefereeError(f"marble must be an id like A7 or B12, got {piece[:20]!r}")
+            t_s = round(self.records[-1].t1 + ENTRY_STEP_S, 6) if self.records else 0.0
+            try:
+                record = self._entry(piece, t_s, by)
+                # the same entry again after an undo is a new shot: the journal knows shots by their record
+                while self.journal.find_shot(self.game_no, record_hash(record.to_dict())) is not None:
+                    t_s = round(t_s + ENTRY_STEP_S, 6)
+                    record = self._entry(piece, t_s, by)
+                self.engine.apply(self.state, record)  # refused here, before anything is journaled
+            except RecordError as exc:
+                raise RefereeError(str(exc)) from None
+            marble = next(e.piece for e in record.events if e.kind == "touch")
+            shot, call = self._judge(record)
+            event = {"type": "referee", "action": "unseen_flick", "game_no": self.game_no, "shot_no": shot.shot_no,
+                     "piece": marble, "by": by, "ruling": shot.ruling_dict,
+                     "text": f"shot {shot.shot_no}: {record.player} flicked {marble} out of the camera's view "
+                             f"(entered by the {by})", "state": call["state"]}
+        self._tell(call)
+        self._tell(event)
+        return event
+
+    def _entry(self, piece: str | None, t_s: float, by: str) -> ShotRecord:
+        raw = self.engine.unseen_flick(self.state, piece, t_s)
+        raw["meta"] = {**(raw.get("meta") or {}), "entered_by": by}
+        return parse_record(raw, "referee entry", self.game)
 
     def next_game(self, by: str = "referee") -> dict:
         with self._lock:

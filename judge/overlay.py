@@ -2,9 +2,10 @@
 
 FastAPI in a background uvicorn thread. The video is an MJPEG stream of the latest annotated
 frame; calls and state go to every browser over a WebSocket as JSON. Spectators can only
-watch; referee actions (undo, override, next game) are POSTs with ``Authorization: Bearer
-<token>`` (compared in constant time) and land in the journal like everything else. The page
-(``judge/static/``) loads nothing from the internet, so it works at a club without Wi-Fi.
+watch; referee actions (undo, override, next game, a Cvrnkaná flick out of view) are POSTs with
+``Authorization: Bearer <token>`` (compared in constant time) and land in the journal like
+everything else. The page (``judge/static/``) loads nothing from the internet, so it works at a
+club without Wi-Fi.
 """
 
 import asyncio
@@ -142,8 +143,16 @@ class Override(BaseModel):
     note: str = Field(default="", max_length=200)
 
 
+class UnseenFlick(BaseModel):
+    """Body of POST /api/referee/unseen-flick (optional): the marble flicked, default the next one of the
+    player to move behind the start line."""
+
+    piece: str | None = Field(default=None, max_length=10)
+
+
 def create_app(hub: OverlayHub, referee, token: str):
-    """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()``."""
+    """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()`` and
+    ``unseen_flick(piece)``."""
     from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
     from fastapi.responses import FileResponse, Response, StreamingResponse
     from fastapi.staticfiles import StaticFiles
@@ -226,6 +235,10 @@ def create_app(hub: OverlayHub, referee, token: str):
     @app.post("/api/referee/next-game", dependencies=[Depends(require_referee)])
     def next_game():
         return act(referee.next_game)
+
+    @app.post("/api/referee/unseen-flick", dependencies=[Depends(require_referee)])
+    def unseen_flick(body: UnseenFlick | None = None):
+        return act(referee.unseen_flick, body.piece if body is not None else None)
 
     return app
 

@@ -27,7 +27,7 @@ import numpy as np
 from .errors import UserError
 
 __all__ = ["ReplayShot", "ReplayResult", "FrameLog", "Replay", "judge_video", "judged_frames", "layout_of", "load_state",
-           "start_options", "vision_review"]
+           "start_options", "tell_off_view", "vision_review"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,6 +178,11 @@ class Replay:
         self.pending_motions: dict = {}
         self.rules_s = 0.0
         self.expect: Callable[[dict], None] | None = None  # vision: pieces about to be put down by hand
+        self.revision = 0  # bumped with every judged shot: the live loop then gives vision the new state
+
+    def changed_since(self, revision: int | None):
+        """``(revision, state)`` when a shot was judged after ``revision``, else None (as ``Match``)."""
+        return None if revision == self.revision else (self.revision, self.state)
 
     def judge(self, record) -> ReplayShot:
         from rules.record import RecordError
@@ -187,6 +192,7 @@ class Replay:
         motions, self.pending_motions = self.pending_motions, {}
         if getattr(self.state, "outcome", None) is not None:
             self.state = self._next_game(record)
+            self.revision += 1
         try:
             state, ruling = self._engine(raw).apply(self.state, record)
         except RecordError as exc:
@@ -194,6 +200,7 @@ class Replay:
             self.notes.append(f"shot {shot.no} not judged, referee please decide: {exc}")
         else:
             self.state = state
+            self.revision += 1
             shot = ReplayShot(len(self.shots) + 1, self.game_no, raw, ruling.to_dict(self.lang), None, motions)
             self.notes += [f"shot {shot.no}: vision: {line}" for line in vision_review(raw)]
             placed = {a.piece: tuple(a.at) for a in ruling.actions
@@ -239,6 +246,11 @@ class _VisionFeed:
         self._started = False
         if hasattr(vision, "expect"):
             replay.expect = vision.expect
+
+    def set_state(self, state) -> None:
+        """The state after a judged shot (from the live loop): where the marbles out of view are now."""
+        if self._started:
+            tell_off_view(self.vision, state)
 
     def feed(self, frame) -> list:
         if not self._started:
@@ -351,21 +363,35 @@ def assembler_for(profile, detector):
 
 
 def start_options(vision, state) -> dict:
-    """What the game state tells vision beyond the pieces in view (Cvrnkaná): the marbles that may still
-    come into play (behind the start lines), so a marble rolling in never takes the id of one in the pit.
-    Pieces on the field but outside the camera's view are passed to ``vision.off_view``."""
+    """What the game state tells vision beyond the pieces in view (Cvrnkaná), for ``vision.start``: the
+    marbles that may still come into play, so a marble rolling in never takes the id of one in the pit.
+    The pieces on the field outside the camera's view go to ``vision.off_view`` (see ``tell_off_view``)."""
+    spares = tell_off_view(vision, state)
+    return {} if spares is None else {"spares": spares}
+
+
+def tell_off_view(vision, state) -> list[str] | None:
+    """Tell vision (``off_view(positions, spares)``) where a Cvrnkaná state has the marbles it cannot see:
+    those on the field at a known place outside the view, by id, and the ids that may still roll in,
+    in order of preference: the marbles behind the start lines, then those on the field at an unknown
+    place (they left the view, or a referee entered a flick the camera did not see). Called at the start
+    and after every judged shot or referee action. Returns the spares (None: not a Cvrnkaná state, or a
+    vision without ``off_view``)."""
     d = state.to_dict() if hasattr(state, "to_dict") else {}
     if d.get("game") != "cvrnkana" or not hasattr(vision, "off_view"):
-        return {}
-    behind = sorted(d.get("behind") or (), key=lambda m: (m[0], int(m[1:])))
+        return None
+    key = lambda m: (m[0], int(m[1:]))  # noqa: E731
+    field = d.get("field") or {}
+    behind = sorted(d.get("behind") or (), key=key)
+    spares = behind + sorted((k for k, v in field.items() if v is None), key=key)
     profile = getattr(vision, "profile", None)
+    out = {}
     if profile is not None:
         hw, hh = float(profile["view_half_width_mm"]), float(profile["view_half_height_mm"])
-        out = {k: tuple(v) for k, v in (d.get("field") or {}).items()
+        out = {k: (float(v[0]), float(v[1])) for k, v in field.items()
                if v is not None and not (abs(v[0]) <= hw and abs(v[1]) <= hh)}
-        if out:
-            vision.off_view(out, behind)
-    return {"spares": behind}
+    vision.off_view(out, spares, behind)
+    return spares
 
 
 def judge_video(video: str | Path, game: str, calibration: str | Path, *, background=None, state: str | Path | None = None,

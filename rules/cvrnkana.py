@@ -186,6 +186,28 @@ class Cvrnkana(Ruleset):
                 raise ValueError(f"cvrnkana state: {p} has {state.count(p)} marbles but {placed} are placed")
         return state
 
+    def unseen_flick(self, state: CvrnkanaState, piece: str | None = None, t_s: float = 0.0) -> dict[str, Any]:
+        """The shot record of a flick the referee saw and the camera did not (it started and ended outside
+        the view, e.g. an opening flick that stopped short): the player to move touched ``piece`` (by
+        default their next marble behind the start line), and it lies somewhere on the field, place
+        unknown (an ``off`` event). Judged like any other record; a marble that reached the pit or moved
+        another one was in view, or must be decided by the referee."""
+        p = state.to_move
+        if state.outcome is not None:
+            raise RecordError("unseen flick: the game is already over")
+        if piece is None:
+            mine = [m for m in state.behind if owner(m) == p]
+            if not mine:
+                raise RecordError(f"unseen flick: {p} has no marble behind the start line; say which field marble was flicked")
+            piece = mine[0]
+        where = {m: "field" for m, _ in state.field} | {m: "pit" for m in state.pit} | {m: "behind" for m in state.behind}
+        if owner(piece) != p or where.get(piece) not in ("field", "behind"):
+            raise RecordError(f"unseen flick: {piece} is not a marble of {p} (to move) behind the line or on the field")
+        t = round(float(t_s), 6)
+        return {"game": self.game, "player": p, "t0": t, "t1": t, "before": {}, "after": {},
+                "events": [{"t": t, "kind": "touch", "piece": piece}, {"t": t, "kind": "off", "piece": piece}],
+                "meta": {"source": "referee", "note": "flick out of the camera's view"}}
+
     # -- the shot --------------------------------------------------------------------------------
     def apply(self, state: CvrnkanaState, shot: ShotRecord) -> tuple[CvrnkanaState, Ruling]:
         where = f"shot {state.shot + 1}"

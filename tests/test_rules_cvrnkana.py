@@ -622,3 +622,29 @@ def test_unknown_option_and_missing_geometry_are_refused():
         Cvrnkana(GEO, strict=True)
     with pytest.raises(ValueError, match="geometry is missing relocation_min_mm"):
         Cvrnkana({k: v for k, v in GEO.items() if k != "relocation_min_mm"})
+
+
+# -- a flick the camera did not see, entered by the referee ------------------------------------------------
+def test_unseen_opening_flicks_are_judged_as_opening_flicks_with_the_marble_somewhere_on_the_field():
+    state = ENGINE.initial(toss_winner="A")
+    got = []
+    for k in range(3):
+        raw = ENGINE.unseen_flick(state, t_s=float(k))
+        assert raw["meta"]["source"] == "referee" and [e["kind"] for e in raw["events"]] == ["touch", "off"]
+        state, ruling = ENGINE.apply(state, parse_record(raw, "referee", game="cvrnkana"))
+        got.append((raw["player"], raw["events"][0]["piece"], ruling.codes(), ruling.next_player))
+    assert got == [("A", "A1", ["coin_toss", "opening_flick"], "B"), ("B", "B1", ["opening_flick"], "A"),
+                   ("A", "A2", ["opening_flick"], "B")]
+    assert dict(state.field) == {"A1": None, "B1": None, "A2": None}
+    assert "A1" not in state.behind and state.flicks_of("A") == 2
+
+
+def test_unseen_flick_of_a_field_marble_needs_its_name_and_must_be_the_movers():
+    state = midgame({**OPEN_FIELD, "A3": [-50.0, -2000.0]}, to_move="A")
+    with pytest.raises(RecordError, match="A has no marble behind the start line"):
+        ENGINE.unseen_flick(state)
+    with pytest.raises(RecordError, match="B4 is not a marble of A"):
+        ENGINE.unseen_flick(state, "B4")
+    state, ruling = ENGINE.apply(state, parse_record(ENGINE.unseen_flick(state, "A3", 3.0), "referee", game="cvrnkana"))
+    assert ruling.codes() == ["field_flick"] and ruling.next_player == "B"
+    assert dict(state.field)["A3"] is None

@@ -61,3 +61,36 @@ def test_cvrnkana_pit_entry_and_hand_nudge(table, fps):
     # pit-entry and the hand nudging an opponent's marble in view (7a) are both ruled as the truth is
     assert s["rulings_n"] == 2 and s["rulings_same"] == 100.0
     assert st["ruling_notes"] == []
+
+
+def test_a_name_passed_between_one_players_pawns_is_undone_by_place_not_across_players():
+    from vision_clips import same_player_names
+    rec = {"before": {"A1": [0.0, 0.0], "A2": [50.0, 0.0], "B1": [100.0, 100.0], "bat": [0.0, -300.0]},
+           "after": {"A2": [0.0, 0.0], "B1": [100.0, 100.0]},
+           "events": [{"t": 0.1, "kind": "contact", "a": "bat", "b": "A1"},
+                      {"t": 0.2, "kind": "pocket", "piece": "A2", "pocket": "NE"}]}
+    truth_before = {"A1": [50.0, 1.0], "A2": [0.0, 1.0], "B3": [100.0, 99.0], "A7": [400.0, 0.0], "bat": [0.0, -300.0]}
+    out = same_player_names(rec, truth_before)
+    assert out["before"] == {"A2": [0.0, 0.0], "A1": [50.0, 0.0], "B3": [100.0, 100.0], "bat": [0.0, -300.0]}
+    assert out["after"] == {"A1": [0.0, 0.0], "B3": [100.0, 100.0]}
+    assert [(e.get("a"), e.get("b"), e.get("piece")) for e in out["events"]] == [("bat", "A2", None), (None, None, "A1")]
+    # a pawn standing where the other player's pawn stands keeps its own colour: never renamed across players
+    assert same_player_names({"before": {"B2": [0.0, 0.0]}, "after": {}, "events": []}, {"A2": [0.0, 0.0]})["before"] == {"B2": [0.0, 0.0]}
+
+
+def test_cvrnkana_game_every_shot_the_camera_saw_is_right_and_the_referee_enters_the_unseen_flicks():
+    import accuracy
+    from calibration import default_profile
+    from sim import scenarios
+    accuracy.log_states()
+    profile = default_profile("cvrnkana")
+    ep = scenarios.SCENARIOS["cvrnkana"]["game"][0](profile, 1)
+    clip = ep.clip()
+    unseen = [i + 1 for i, sh in enumerate(ep.shots) if accuracy._unseen(profile, sh.record, clip)]
+    assert unseen == [2, 10, 13, 15]  # opening flicks that stopped short of the view
+    camera, with_referee = accuracy.new_stats(), accuracy.new_stats()
+    accuracy.run_clip(profile, ep, 60, "oracle", 1, camera)
+    accuracy.run_clip(profile, ep, 60, "oracle", 1, with_referee, referee_unseen=True)
+    assert camera["ruling_notes"] == [f"game: shot {n} missed" for n in unseen]
+    s = accuracy.summary(with_referee)
+    assert (s["rulings_same"], s["rulings_n"], s["referee_entries"], s["rulings_wrong_silent"]) == (100.0, 36, 4, 0)

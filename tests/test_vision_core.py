@@ -345,3 +345,40 @@ def test_a_marble_rolling_in_is_named_by_the_place_its_path_comes_from():
     assert not _came_from_line(first, now, (0.0, 0.0))  # ahead of it
     still = Detection("marble", (1.0, -331.0), 7.0, "B")
     assert _came_from_line(first, still, (150.0, -480.0))  # hardly moved: no direction to judge by
+
+
+def _roll_in(tracker, path, owner="B"):
+    """Feed a marble rolling along ``path`` (one point a frame); returns the name it ends with."""
+    names = []
+    for k, xy in enumerate(path, start=1):
+        out = tracker.update(Detections(k, k / 60, (Detection("marble", xy, 7.0, owner, frame=k, t_s=k / 60),)))
+        names += [d.piece for d in out.pieces()]
+    return names[-1] if names else None
+
+
+def test_cvrnkana_marble_rolling_in_from_the_lines_is_the_next_one_behind_them_during_the_opening():
+    """Game seed 1 shot 14: B7, flicked from the start line, rolled in past B1 lying out of view on its
+    path; it was named B1 (a field marble flicked out of turn) instead of B7 (rule 2: all marbles from
+    the line first)."""
+    surface = Surface.from_profile(default_profile("cvrnkana"))
+    path = [(49.0, -350.0 + 12.0 * k) for k in range(8)]
+    tracker = Tracker(surface)
+    tracker.start({}, 0, 0.0)
+    tracker.off_view({"B1": (49.0, -605.0)}, ["B7", "B8"])
+    assert _roll_in(tracker, path) == "B7"
+    # none of B's marbles behind the line: it is the field marble its path comes from
+    tracker = Tracker(surface)
+    tracker.start({}, 0, 0.0)
+    tracker.off_view({"B1": (49.0, -605.0)}, [])
+    assert _roll_in(tracker, path) == "B1"
+
+
+def test_cvrnkana_field_marble_flicked_in_from_far_off_still_gets_its_name():
+    """Game seed 1 shot 33: A7 lay 450 mm outside the view, was flicked in and stopped in view; no id was
+    within reach, so it stayed an unnamed newcomer and the last four flicks of the game were never seen."""
+    surface = Surface.from_profile(default_profile("cvrnkana"))
+    tracker = Tracker(surface)
+    tracker.start({}, 0, 0.0)
+    tracker.off_view({"A7": (-108.0, -736.0), "A3": (400.0, 300.0)}, [])
+    path = [(-57.0 + 1.2 * k, -353.0 + 12.0 * k) for k in range(5)] + [(-51.0, -290.0)] * 4
+    assert _roll_in(tracker, path, "A") == "A7"

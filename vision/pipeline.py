@@ -52,11 +52,13 @@ class Pipeline:
     def feed_image(self, image, frame: int, t_s: float) -> dict | None:
         return self.feed(self.detector.detect(image, frame, t_s))
 
-    def off_view(self, positions: Mapping[str, tuple[float, float]], spares: Iterable[str] | None = None) -> None:
+    def off_view(self, positions: Mapping[str, tuple[float, float]], spares: Iterable[str] | None = None,
+                 behind: Iterable[str] | None = None) -> None:
         """Pieces the game state has on the surface outside the camera's view (Cvrnkaná), by id: one
         that rolls into view keeps its id, and its known place is its place before the shot. ``spares``:
-        the ids that may still come into play (marbles behind the start lines), in order of preference."""
-        self.tracker.off_view(positions, spares)
+        the ids that may still come into play, in order of preference; ``behind``: those of them still
+        behind the start lines (default: all of them)."""
+        self.tracker.off_view(positions, spares, behind)
         self.assembler.off_view = dict(positions)
 
     def expect(self, placements: Mapping[str, tuple[float, float]]) -> None:

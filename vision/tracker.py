@@ -142,6 +142,7 @@ class Tracker:
         self._live: dict[str, _Live] = {}
         self._gone: dict[str, _Live] = {}
         self._spares: list[str] = []
+        self._behind: set[str] = set()  # Cvrnkaná: marbles still behind the start lines
         self._tentative: list[_Tentative] = []
         self._expected: dict[str, tuple[float, float]] = {}
         self._off_view: dict[str, tuple[float, float]] = {}
@@ -165,14 +166,18 @@ class Tracker:
         self._live[piece] = live
         return live
 
-    def off_view(self, positions: Mapping[str, Sequence[float]], spares: Iterable[str] | None = None) -> None:
+    def off_view(self, positions: Mapping[str, Sequence[float]], spares: Iterable[str] | None = None,
+                 behind: Iterable[str] | None = None) -> None:
         """Pieces the game state has on the surface but outside the camera's view (Cvrnkaná): one that
         rolls into view is named as the nearest of these of its owner before any other spare id.
         ``spares`` (in order of preference) replaces the ids that may still appear, e.g. the marbles
-        behind the start lines, so a marble already in the pit is never given to a newcomer."""
+        behind the start lines, so a marble already in the pit is never given to a newcomer; ``behind``:
+        those of them still behind the lines (default: all), which a marble rolling in from the lines'
+        side takes first (rule 2)."""
         self._off_view = {p: (float(xy[0]), float(xy[1])) for p, xy in positions.items() if p not in self._live}
         if spares is not None:
             self._spares = [p for p in spares if p not in self._live]
+            self._behind = set(self._spares) if behind is None else {p for p in behind if p in self._spares}
 
     def expect(self, placements: Mapping[str, Sequence[float]]) -> None:
         """Pieces a hand is about to put down where the rules say (a ruling's returns and penalty pawns):
@@ -478,6 +483,15 @@ class Tracker:
         return piece
 
     def _spare_id(self, d: Detection, first: Detection | None = None) -> str | None:
+        if _from_start_lines(first, d):
+            # rule 2: a player flicks every marble from the start line before any on the field, so one rolling
+            # in from the lines' side while its owner still has marbles there is one of those, even when a
+            # field marble lies out of view on its way
+            for piece in self._spares:
+                if piece in self._behind and piece_kind(self.surface.game, piece) == d.cls:
+                    self._spares.remove(piece)
+                    self._behind.discard(piece)
+                    return piece
         near = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
                       if piece_kind(self.surface.game, p) == d.cls and p not in self._live
                       and math.dist(xy, d.centre_mm) <= self.off_view_reach_mm
@@ -492,6 +506,13 @@ class Tracker:
             if piece_kind(self.surface.game, piece) == d.cls:
                 self._spares.remove(piece)
                 return piece
+        far = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
+                     if piece_kind(self.surface.game, p) == d.cls and p not in self._live
+                     and self._came_from(first, d, xy))
+        if far:  # no other id is left for it: flicked into view from farther off (a field marble 3 m out)
+            piece = far[0][1]
+            del self._off_view[piece]
+            return piece
         if d.cls == ("bat", None) and "bat" not in self._live:
             return "bat"  # there is one bat: a bat seen while none is tracked is it, whatever it left as
         return None
@@ -528,6 +549,15 @@ def _came_from_line(first: Detection | None, d: Detection, xy, step_mm: float = 
         return False  # the place is ahead of the piece, not behind it
     off = abs(float((c - a)[0] * u[1] - (c - a)[1] * u[0]))
     return off <= 3.0 * d.radius_mm + 0.05 * max(back, 0.0)
+
+
+def _from_start_lines(first: Detection | None, d: Detection, step_mm: float = 10.0) -> bool:
+    """Whether a newcomer rolled in heading away from the Cvrnkaná start lines (towards +y, within 45°)."""
+    if first is None:
+        return False
+    dx, dy = d.centre_mm[0] - first.centre_mm[0], d.centre_mm[1] - first.centre_mm[1]
+    run = math.hypot(dx, dy)
+    return run >= step_mm and dy >= 0.7 * run
 
 
 def _penetration(p0, p1, q0, q1, reach: float) -> float:

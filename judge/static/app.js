@@ -92,6 +92,8 @@ function notice(text) {
 function handle(msg) {
   if (msg.type === "hello") {
     board = msg.board || {};
+    // Cvrnkaná: the camera sees only the pit, so the referee enters the flicks played outside its view
+    $("unseen").hidden = board.game !== "cvrnkana";
     showState(msg.state);
     if (msg.last) showCall(msg.last);
   } else if (msg.type === "call") {
@@ -144,5 +146,9 @@ async function referee(path, body) {
 
 $("undo").onclick = () => referee("undo");
 $("next-game").onclick = () => referee("next-game");
+$("unseen-flick").onclick = () => {
+  const piece = $("uf-piece").value.trim().toUpperCase();
+  referee("unseen-flick", piece ? { piece } : {});
+};
 $("override").onclick = () => referee("override", { shot_no: Number($("ov-shot").value), code: $("ov-code").value.trim() });
 connect();
