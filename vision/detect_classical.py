@@ -25,7 +25,9 @@ Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
    as a streak (:mod:`vision.streak`), reported at its middle (mid-exposure) with ``score`` ``STREAK_SCORE``;
    what is left is an occluder.
 5. *Still blobs keep their fit*: a blob whose box and pixels are unchanged (within the noise) since it was
-   last fitted returns its previous pieces, restamped; only what moved is measured again.
+   last fitted returns its previous pieces, restamped; only what moved is measured again. A fit is kept
+   for at most ``refit_frames``, and a blob fitted with no piece in it is not kept at all, so one missed
+   fit of a still piece (a marble just come to rest) does not hide it for as long as it lies there.
 6. *Empty board kept fresh*: a band of image rows per frame is blended towards the frame where nothing was
    found, so slow light changes do not turn into blobs.
 
@@ -72,7 +74,7 @@ class ClassicalDetector:
     def __init__(self, plane, profile, appearance=None, scale: int = 4, diff_threshold: float = 22.0,
                  max_discs: float = 12.0, margin_mm: float = 25.0, colour_tolerance: float = 0.09,
                  min_rays: float = 0.55, max_rms_mm: float = 1.6, refresh_rows: int = 24, refresh_rate: float = 0.05,
-                 still_threshold: int = 10, adapt_rate: float = 0.1, adapt_after: int = 3):
+                 still_threshold: int = 10, adapt_rate: float = 0.1, adapt_after: int = 3, refit_frames: int = 30):
         self.plane, self.profile = plane, profile
         self.appearance = appearance if appearance is not None else getattr(profile, "appearance", None)
         self.adapt_rate, self.adapt_after = float(adapt_rate), int(adapt_after)
@@ -100,7 +102,7 @@ class ClassicalDetector:
         self.board_bgr: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
         self.timings: dict[str, float] = {}
-        self.still_threshold = int(still_threshold)
+        self.still_threshold, self.refit_frames = int(still_threshold), int(refit_frames)
         self._cache: dict[tuple, tuple] = {}
         self._diameter_mm = 2.0 * min(self.surface.radius_mm.values())
         self._disc_mm2 = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2
@@ -298,7 +300,7 @@ class ClassicalDetector:
                     seeds_px.append((x0 + (c[0] + 0.5) * q - 0.5, y0 + (c[1] + 0.5) * q - 0.5))
                     owners.append(i)
                 continue
-            old = self._cached(key, coarse)
+            old = self._cached(key, coarse, frame)
             if old is not None:
                 cache[old[2]] = old
                 items.extend(_restamp(d, frame, t_s) for d in old[1])
@@ -335,7 +337,8 @@ class ClassicalDetector:
             # a fit that slid from this blob's seed onto a piece beside it is reported now, but is not this
             # blob's to keep: cached, it would outlive that piece's leaving (a pawn knocked out of a row)
             own = [d for d in found if self._within(d, (x, y, w, h))]
-            cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), own, (x, y, w, h))
+            if own:  # a blob fitted with nothing in it is measured again next frame, not kept empty
+                cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), own, (x, y, w, h), frame)
             items.extend(found)
         self._cache = cache
         items = _one_per_piece(items)
@@ -378,12 +381,15 @@ class ClassicalDetector:
         v = (det.centre_px[1] - self.roi[1] + 0.5) / q - 0.5
         return x - margin <= u <= x + w - 1 + margin and y - margin <= v <= y + h - 1 + margin
 
-    def _cached(self, box, coarse: np.ndarray):
+    def _cached(self, box, coarse: np.ndarray, frame: int):
         """The last fit of this blob if nothing in it moved since it was measured: a cached blob whose box is
         within a pixel of this one (a soft shadow's edge flickers across the threshold) and whose pixels are
-        all within the noise of what they were then."""
+        all within the noise of what they were then, fitted less than ``refit_frames`` ago (a fit that
+        missed a piece of a still blob is not kept for as long as the blob lies still)."""
         x, y, w, h = box
         for (cx, cy, cw, ch), entry in self._cache.items():
+            if not 0 <= frame - entry[3] < self.refit_frames:
+                continue
             if abs(cx - x) <= 1 and abs(cy - y) <= 1 and abs(cx + cw - x - w) <= 1 and abs(cy + ch - y - h) <= 1:
                 then = entry[0]
                 if int(cv2.absdiff(coarse[cy:cy + ch, cx:cx + cw], then).max()) <= self.still_threshold:
@@ -418,7 +424,8 @@ class ClassicalDetector:
             self.prototypes[cls] = self.prototypes[cls] + rate * (mean - self.prototypes[cls])
             n = self._confident[cls] = seen + len(cols)
             if self.colour_source.get(cls) == "appearance" and n >= self.adapt_after:
-                self.tolerance[cls] = max(self._learned_tolerance(cls), 0.5 * self.tolerance[cls])
+                if cls[0] != "marble":  # a player's marbles differ among themselves: keep the family's width
+                    self.tolerance[cls] = max(self._learned_tolerance(cls), 0.5 * self.tolerance[cls])
                 self.colour_source[cls] = "online"
 
     def _seed(self, seen, kind: str) -> RimSeed:
