@@ -175,23 +175,17 @@ def test_bat_never_in_a_layout_is_named_from_the_profile_colours(novuss_touching
     assert got.source == "measured" and {"pawn_A", "pawn_B"} <= set(got.pieces)
 
 
-def test_a_marble_colour_family_keeps_its_width_once_learned_online_a_pawn_colour_narrows():
+@pytest.mark.parametrize("game, scenario, cls, keeps_width", [("cvrnkana", "pit-entry", ("marble", "A"), True),
+                                                            ("novuss", "opening", ("pawn", "A"), False)])
+def test_a_marble_colour_family_keeps_its_width_once_learned_online_a_pawn_colour_narrows(game, scenario, cls, keeps_width):
     """Game seed 1: the marble prototype, narrowed to the measured width after a few sightings and then
     following the marbles in view, lost A9 and B3 (other swirls of the same players' colours) for half a
     minute each while they lay still in view (recall in that game 88.8 %, 99.6 % with the family's width)."""
-    profile = default_profile("cvrnkana")
-    clip = CVRNKANA["pit-entry"][0](profile, 1).clip()
+    profile = default_profile(game)
+    clip = (CVRNKANA if game == "cvrnkana" else NOVUSS)[scenario][0](profile, 1).clip()
     _, det = setup(profile, clip, 60.0, 1, "straight", colours="appearance")
-    cls = ("marble", "A")
-    wide = det.tolerance[cls]
+    before = det.tolerance[cls]
     for _ in range(5):
         det._adapt({cls: [det.prototypes[cls]] * 2})
-    assert det.colour_source[cls] == "online" and det.tolerance[cls] == wide
-    profile = default_profile("novuss")
-    clip = NOVUSS["opening"][0](profile, 1).clip()
-    _, det = setup(profile, clip, 60.0, 1, "straight", colours="appearance")
-    pawn = ("pawn", "A")
-    before = det.tolerance[pawn]
-    for _ in range(5):
-        det._adapt({pawn: [det.prototypes[pawn]] * 2})
-    assert det.colour_source[pawn] == "online" and det.tolerance[pawn] == max(det.colour_tolerance, 0.5 * before)
+    assert det.colour_source[cls] == "online"
+    assert det.tolerance[cls] == (before if keeps_width else max(det.colour_tolerance, 0.5 * before))

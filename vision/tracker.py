@@ -482,6 +482,12 @@ class Tracker:
             self._gone.pop(piece, None)
         return piece
 
+    def _from_off_view(self, piece: str) -> str:
+        del self._off_view[piece]
+        if piece in self._spares:
+            self._spares.remove(piece)
+        return piece
+
     def _spare_id(self, d: Detection, first: Detection | None = None) -> str | None:
         if _from_start_lines(first, d):
             # rule 2: a player flicks every marble from the start line before any on the field, so one rolling
@@ -492,27 +498,19 @@ class Tracker:
                     self._spares.remove(piece)
                     self._behind.discard(piece)
                     return piece
-        near = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
+        # out-of-view pieces of its class whose place its path comes from, nearest first: one within reach
+        # before any spare id; failing every spare, one from farther off (a field marble flicked in from 3 m)
+        came = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
                       if piece_kind(self.surface.game, p) == d.cls and p not in self._live
-                      and math.dist(xy, d.centre_mm) <= self.off_view_reach_mm
                       and self._came_from(first, d, xy))
-        if near:
-            piece = near[0][1]
-            del self._off_view[piece]
-            if piece in self._spares:
-                self._spares.remove(piece)
-            return piece
+        if came and came[0][0] <= self.off_view_reach_mm:
+            return self._from_off_view(came[0][1])
         for piece in self._spares:
             if piece_kind(self.surface.game, piece) == d.cls:
                 self._spares.remove(piece)
                 return piece
-        far = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
-                     if piece_kind(self.surface.game, p) == d.cls and p not in self._live
-                     and self._came_from(first, d, xy))
-        if far:  # no other id is left for it: flicked into view from farther off (a field marble 3 m out)
-            piece = far[0][1]
-            del self._off_view[piece]
-            return piece
+        if came:
+            return self._from_off_view(came[0][1])
         if d.cls == ("bat", None) and "bat" not in self._live:
             return "bat"  # there is one bat: a bat seen while none is tracked is it, whatever it left as
         return None
