@@ -149,19 +149,13 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
             i, waiting = waiting, waiting + 1
             if not _unseen(profile, truths[i], clip) or any(shot_of(r) == i for r in pipe.records):
                 continue
-            if getattr(own_state, "outcome", None) is not None:
-                own_state = states[i]
+            now = own_state if getattr(own_state, "outcome", None) is None else states[i]
             touched = next(e["piece"] for e in truths[i]["events"] if e["kind"] == "touch")
-            on_field = touched in dict(getattr(own_state, "field", ()) or ())
-            rec = engine_for(profile.game, profile.geometry).unseen_flick(
-                own_state, touched if on_field else None, truths[i]["t1"])
+            on_field = touched in dict(getattr(now, "field", ()) or ())
+            rec = engine_for(profile.game, profile.geometry).unseen_flick(now, touched if on_field else None, truths[i]["t1"])
             entered.append(rec)
             stats["referee_entries"] += 1
-            own_state, fold[i] = _judge(profile, own_state, rec, pipe, rulings[i])
-            if not fold[i] and i + 1 < len(states):
-                own_state = states[i + 1]
-            if i + 1 < len(states):
-                pipe.off_view(*_off_view(profile, states[i + 1]))
+            own_state, fold[i] = _judge(profile, own_state, rec, pipe, states, rulings, i)
         if det is None:
             dets = oracle_detections(fr, 0.3, rng, profile=profile, clip=clip, exposure_s=0.5 / fps)
         else:
@@ -177,35 +171,40 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
             named_ok[d.piece] = ok
         if rec is not None:
             i = shot_of(rec)
-            if i is not None and i + 1 < len(states):  # the game state after the ruling
-                pipe.off_view(*_off_view(profile, states[i + 1]))
-            if i is not None and getattr(own_state, "outcome", None) is not None:
-                own_state = states[i]  # a game is over: the next one starts as the referee sets it up
-            own_state, fold[i] = _judge(profile, own_state, rec, pipe, rulings[i] if i is not None else None)
-            if not fold[i] and i is not None and i + 1 < len(states):
-                own_state = states[i + 1]  # the referee overrules a wrong call: play goes on from the true state
+            own_state, fold[i] = _judge(profile, own_state, rec, pipe, states, rulings, i)
     pipe.finish()
     _score_shots(profile, ep, truths, pipe.records + entered, stats, fold)
     return pipe.records
 
 
-def _judge(profile, state, rec, pipe, truth_ruling):
-    """What the judge does with a record: apply it to its own game state (folded over the vision records,
-    not the truth, so pieces keep vision's names), tell vision where the ruling's penalty and returned
-    pieces will be put down, and say whether the call matches the ground-truth ruling of that shot."""
+def _judge(profile, state, rec, pipe, states, rulings, i):
+    """What the judge does with a record of truth shot ``i`` (None: an invented shot): apply it to its own
+    game state (folded over the vision records, not the truth, so pieces keep vision's names), tell vision
+    where the ruling's penalty and returned pieces will be put down and what the game state says is out of
+    view, and say whether the call matches the ground-truth ruling. A game that is over is followed by
+    the next as the referee sets it up; a wrong call is overruled, play going on from the true state.
+    Returns (the judge's state after the shot, call right)."""
+    if i is not None and i + 1 < len(states):  # the game state after the ruling
+        pipe.off_view(*_off_view(profile, states[i + 1]))
     if state is None:
         return state, False
+    if i is not None and getattr(state, "outcome", None) is not None:
+        state = states[i]
+    ok = False
     try:
-        state, ruling = Pipeline(profile).engine(rec).apply(state, parse_record(dict(rec)))
-    except Exception:  # a refused record: the referee decides, the state stays
-        return state, False
-    pipe.expect({a.piece: tuple(a.at) for a in ruling.actions
-                 if a.kind in ("return", "place_penalty") and a.piece and a.at is not None})
-    if truth_ruling is None:
-        return state, False
-    want = sorted(c["code"] for c in truth_ruling["calls"] if not c.get("review"))
-    got = sorted(c.code for c in ruling.calls if not c.review)
-    return state, want == got and truth_ruling.get("next_player") == ruling.next_player
+        after, ruling = Pipeline(profile).engine(rec).apply(state, parse_record(dict(rec)))
+    except Exception:  # a refused record: the referee decides
+        after = state
+    else:
+        pipe.expect({a.piece: tuple(a.at) for a in ruling.actions
+                     if a.kind in ("return", "place_penalty") and a.piece and a.at is not None})
+        if i is not None:
+            want = sorted(c["code"] for c in rulings[i]["calls"] if not c.get("review"))
+            got = sorted(c.code for c in ruling.calls if not c.review)
+            ok = want == got and rulings[i].get("next_player") == ruling.next_player
+    if not ok and i is not None and i + 1 < len(states):
+        after = states[i + 1]
+    return after, ok
 
 
 def _off_view(profile, state) -> dict:

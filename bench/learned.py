@@ -43,6 +43,16 @@ COUNT_VISIBLE = 0.5
 SWEEP = (0.1, 0.25, 0.4, 0.55)
 
 
+def unseen_looks(renderers: int):
+    """(k, game, seed, (profile, camera, renderer), plane) of the ``renderers`` looks per game that no
+    training or validation renderer used (seeds 900000+)."""
+    for gi, game in enumerate(("novuss", "cvrnkana")):
+        for k in range(renderers):
+            seed = SEED_BASE + gi * 10_000 + k
+            made = make_renderer(game, seed)
+            yield k, game, seed, made, plane_of(made[1])
+
+
 def plane_of(camera) -> PlaneMap:
     return PlaneMap((camera.width, camera.height), camera.K, np.array(camera.dist),
                     np.linalg.inv(camera.board_to_undistorted()))
@@ -143,34 +153,30 @@ def evaluate(args):
     stats = {"learned": defaultdict(lambda: [0, 0]), "classical": defaultdict(lambda: [0, 0])}
     sweep = {c: defaultdict(lambda: [0, 0]) for c in SWEEP}
     t0 = time.perf_counter()
-    for gi, game in enumerate(("novuss", "cvrnkana")):
-        for k in range(args.renderers):
-            seed = SEED_BASE + gi * 10_000 + k
-            made = make_renderer(game, seed)
-            profile, camera, renderer = made
-            plane = plane_of(camera)
-            learned = load_learned(args.weights, plane, conf=min(SWEEP + (args.conf,)),
-                                   game=game if args.game_classes else None, iou=args.iou)
-            classical = classical_for(game, profile, camera, renderer, plane) if not args.no_classical else None
-            context = scene_context(game, seed, args.frames, profile, renderer.settings) if misses else None
-            for lf in render_labelled(game, seed, args.frames, made=made):
-                dets = learned.detect(lf.image)
-                if misses is not None:
-                    misses.add(lf, context[lf.index], candidates(learned, lf.image), profile)
-                score(lf.boxes, det_points(dets, plane, args.conf), stats["learned"])
-                for c in SWEEP:
-                    score(lf.boxes, det_points(dets, plane, c), sweep[c])
-                if classical is not None:
-                    try:
-                        got = det_points(classical.detect(lf.image), plane)
-                    except cv2.error as exc:  # counted and shown: a crash is a frame with nothing found
-                        stats["classical"]["_errors"][0] += 1
-                        print(f"  classical detector failed on {game} seed {seed} frame {lf.index}: "
-                              f"{str(exc).strip().splitlines()[-1][:120]}", file=sys.stderr)
-                        got = []
-                    score(lf.boxes, got, stats["classical"])
-                frames_out.append(lf)
-            print(f"  {game} renderer {k + 1}/{args.renderers}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    for k, game, seed, made, plane in unseen_looks(args.renderers):
+        profile, camera, renderer = made
+        learned = load_learned(args.weights, plane, conf=min(SWEEP + (args.conf,)),
+                               game=game if args.game_classes else None, iou=args.iou)
+        classical = classical_for(game, profile, camera, renderer, plane) if not args.no_classical else None
+        context = scene_context(game, seed, args.frames, profile, renderer.settings) if misses else None
+        for lf in render_labelled(game, seed, args.frames, made=made):
+            dets = learned.detect(lf.image)
+            if misses is not None:
+                misses.add(lf, context[lf.index], candidates(learned, lf.image), profile)
+            score(lf.boxes, det_points(dets, plane, args.conf), stats["learned"])
+            for c in SWEEP:
+                score(lf.boxes, det_points(dets, plane, c), sweep[c])
+            if classical is not None:
+                try:
+                    got = det_points(classical.detect(lf.image), plane)
+                except cv2.error as exc:  # counted and shown: a crash is a frame with nothing found
+                    stats["classical"]["_errors"][0] += 1
+                    print(f"  classical detector failed on {game} seed {seed} frame {lf.index}: "
+                          f"{str(exc).strip().splitlines()[-1][:120]}", file=sys.stderr)
+                    got = []
+                score(lf.boxes, got, stats["classical"])
+            frames_out.append(lf)
+        print(f"  {game} renderer {k + 1}/{args.renderers}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return frames_out, stats, plane, sweep, misses
 
 

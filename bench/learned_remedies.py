@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from learned import COUNT_VISIBLE, ROOT, SEED_BASE, opening_frame, plane_of, score  # noqa: E402
+from learned import COUNT_VISIBLE, ROOT, opening_frame, score, unseen_looks  # noqa: E402
 
 from vision.train_data import CLASSES, PIECE_CLASSES, make_renderer, render_labelled  # noqa: E402
 
@@ -190,42 +190,38 @@ def evaluate(args, settings):
     pt = YOLO(args.pt, task="detect") if any(s.source.startswith("pt") for s in settings) else None
     stats = {s.name: defaultdict(lambda: [0, 0]) for s in settings}
     t0 = time.perf_counter()
-    for gi, game in enumerate(("novuss", "cvrnkana")):
-        for k in range(args.renderers):
-            seed = SEED_BASE + gi * 10_000 + k
-            made = make_renderer(game, seed)
-            profile, camera, renderer = made
-            plane = plane_of(camera)
-            refiner = BoxRefiner(plane, profile, drop_unfit=True)
-            background = None
-            if any(s.refine == "bg" for s in settings):
-                f0 = opening_frame(game, profile, 10_000)
-                background = renderer.render(dataclasses.replace(f0, index=10_001, pieces=()))
-            for lf in render_labelled(game, seed, args.frames, made=made):
-                raw = {}
-                for src in sorted({s.source for s in settings}):
-                    model, kw = (onnx, dict(imgsz=(736, 1280))) if src == "onnx" else \
-                        (pt, dict(imgsz=1280, augment=True)) if src == "pt-tta" else \
-                        (pt, dict(imgsz=1280)) if src == "pt-1280" else (pt, dict(imgsz=1600))
-                    model.predict(lf.image, conf=FLOOR_CONF, max_det=2000, verbose=False, predictor=Capture, **kw)
-                    raw[src] = (model.predictor.raw, model.predictor.img_hw)
-                cache = {}
-                for s in settings:
-                    if s.post not in cache:
-                        rt, img_hw = raw[s.source]
-                        cache[s.post] = post(rt, img_hw, lf.image.shape[:2], game, s.iou, s.agnostic, s.game, s.family)
-                    boxes = [b for b in cache[s.post] if b[0] in PIECE_CLASSES and b[1] >= s.conf_of(b[0])]
-                    if s.markers:
-                        boxes = [b for b in boxes if not on_marker(b[2], plane, profile)]
-                    if s.refine:
-                        dets = refiner.refine(lf.image, to_detections(boxes, lf.image, plane),
-                                              background if s.refine == "bg" else None)
-                        points = [("bat" if d.kind == "bat" else f"{d.kind}_{d.owner.lower()}", *d.centre_px)
-                                  for d in dets.pieces()]
-                    else:
-                        points = [(c, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for c, _, b in boxes]
-                    score(lf.boxes, points, stats[s.name])
-            print(f"  {game} renderer {k + 1}/{args.renderers}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    for k, game, seed, made, plane in unseen_looks(args.renderers):
+        profile, camera, renderer = made
+        refiner = BoxRefiner(plane, profile, drop_unfit=True)
+        background = None
+        if any(s.refine == "bg" for s in settings):
+            f0 = opening_frame(game, profile, 10_000)
+            background = renderer.render(dataclasses.replace(f0, index=10_001, pieces=()))
+        for lf in render_labelled(game, seed, args.frames, made=made):
+            raw = {}
+            for src in sorted({s.source for s in settings}):
+                model, kw = (onnx, dict(imgsz=(736, 1280))) if src == "onnx" else \
+                    (pt, dict(imgsz=1280, augment=True)) if src == "pt-tta" else \
+                    (pt, dict(imgsz=1280)) if src == "pt-1280" else (pt, dict(imgsz=1600))
+                model.predict(lf.image, conf=FLOOR_CONF, max_det=2000, verbose=False, predictor=Capture, **kw)
+                raw[src] = (model.predictor.raw, model.predictor.img_hw)
+            cache = {}
+            for s in settings:
+                if s.post not in cache:
+                    rt, img_hw = raw[s.source]
+                    cache[s.post] = post(rt, img_hw, lf.image.shape[:2], game, s.iou, s.agnostic, s.game, s.family)
+                boxes = [b for b in cache[s.post] if b[0] in PIECE_CLASSES and b[1] >= s.conf_of(b[0])]
+                if s.markers:
+                    boxes = [b for b in boxes if not on_marker(b[2], plane, profile)]
+                if s.refine:
+                    dets = refiner.refine(lf.image, to_detections(boxes, lf.image, plane),
+                                          background if s.refine == "bg" else None)
+                    points = [("bat" if d.kind == "bat" else f"{d.kind}_{d.owner.lower()}", *d.centre_px)
+                              for d in dets.pieces()]
+                else:
+                    points = [(c, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for c, _, b in boxes]
+                score(lf.boxes, points, stats[s.name])
+        print(f"  {game} renderer {k + 1}/{args.renderers}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return stats
 
 
