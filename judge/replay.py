@@ -53,8 +53,8 @@ def vision_review(record: Mapping[str, Any]) -> list[str]:
     out = []
     for item in ((record or {}).get("meta") or {}).get("review") or ():
         at = item.get("at")
-        where = f" at ({at[0]:.0f}, {at[1]:.0f}) mm" if at else ""
-        out.append(f"{item.get('piece', '?')} {item.get('reason', 'needs checking')}{where}, kept there: please check")
+        where = f" at ({at[0]:.0f}, {at[1]:.0f}) mm, kept there" if at else ""
+        out.append(f"{item.get('piece', '?')} {item.get('reason', 'needs checking')}{where}: please check")
     return out
 
 

@@ -189,3 +189,34 @@ def test_a_marble_colour_family_keeps_its_width_once_learned_online_a_pawn_colou
         det._adapt({cls: [det.prototypes[cls]] * 2})
     assert det.colour_source[cls] == "online"
     assert det.tolerance[cls] == (before if keeps_width else max(det.colour_tolerance, 0.5 * before))
+
+
+def test_a_marble_at_the_far_end_of_its_players_colour_family_is_named_though_the_prototype_drifted():
+    """Game seed 1: the marble_A prototype, following the paler marbles lately in view, drifted 0.23 from
+    the family's colour; A9, a saturated one rolling in, was then 0.31 from it (tolerance 0.30) and went
+    unseen for the frames that held its pit entry. The family's own colour stays a prototype beside it."""
+    profile = default_profile("cvrnkana")
+    clip = CVRNKANA["pit-entry"][0](profile, 1).clip()
+    _, det = setup(profile, clip, 60.0, 1, "straight", colours="appearance")
+    cls = ("marble", "A")
+    family = det.prototypes[cls].copy()
+    pale = family + np.array([-0.10, 0.07, 0.03, 0.20])
+    for _ in range(80):
+        det._adapt({cls: [pale] * 2})
+    assert np.abs(det.prototypes[cls] - pale).max() < 0.01  # followed the pale marbles
+    saturated = family + np.array([0.04, -0.02, -0.02, 0.0])
+    assert det._classify(saturated[None, :]) == [cls]
+    det.anchors.clear()  # the prototype alone no longer reaches it
+    assert det._classify(saturated[None, :]) == [None]
+
+
+def test_a_long_occluder_is_the_cue_in_novuss_and_an_arm_in_cvrnkana(novuss_touching):
+    """Cvrnkaná has no cue: an arm reaching in is long and thin too, and a marble hidden under it is under
+    the hand (which may have flicked it), not under a cue."""
+    _, _, _, nov = novuss_touching
+    profile = default_profile("cvrnkana")
+    _, cvr = setup(profile, CVRNKANA["pit-entry"][0](profile, 1).clip(), 60.0, 1, "straight", colours="appearance")
+    arm = np.zeros((12, 120), bool)
+    arm[3:9, :] = True
+    assert nov._occluder(arm, 20, 20, 0, 0.0).kind == "cue"
+    assert cvr._occluder(arm, 20, 20, 0, 0.0).kind == "hand"

@@ -98,6 +98,9 @@ class ClassicalDetector:
         self.prototypes: dict[tuple[str, str | None], np.ndarray] = {}
         self.tolerance: dict[tuple[str, str | None], float] = {}  # colour distance accepted per class
         self.colour_source: dict[tuple[str, str | None], str] = {}  # "appearance", "layout" or "online"
+        # a player's marbles differ among themselves, so the one prototype that follows the marbles lately
+        # in view drifts to one end of the family: the family's own colour (appearance or layout) stays too
+        self.anchors: dict[tuple[str, str | None], np.ndarray] = {}
         self._confident: dict[tuple[str, str | None], int] = {}  # confident detections seen per class
         self.board_bgr: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
@@ -176,6 +179,10 @@ class ClassicalDetector:
         self.board_bgr = np.median(self._bg_coarse[self._mask > 0].reshape(-1, 3).astype(np.float32), axis=0)
         self._from_appearance()
 
+    def _anchor(self, cls) -> None:
+        if cls[0] == "marble":
+            self.anchors[cls] = self.prototypes[cls].copy()
+
     def _learned_tolerance(self, cls) -> float:
         # marbles of one player differ among themselves (one colour family, each its own swirl): wider
         return self.colour_tolerance * (2.8 if cls[0] == "marble" else 1.0)
@@ -196,6 +203,7 @@ class ClassicalDetector:
             total = float(seen.sum()) + 3.0
             self.prototypes[cls] = np.array([*(seen / total), math.log(total / board_sum)])
             self.tolerance[cls] = float(spread)
+            self._anchor(cls)
             self.colour_source[cls] = "appearance"
 
     def expect(self, layout: Mapping[str, tuple[float, float]]) -> None:
@@ -236,6 +244,7 @@ class ClassicalDetector:
             self.prototypes[k] = np.median(np.stack(v), axis=0)
             self.tolerance[k] = self._learned_tolerance(k)
             self.colour_source[k] = "layout"
+            self._anchor(k)
         self._samples = samples
 
     def measure_appearance(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> dict:
@@ -398,11 +407,15 @@ class ClassicalDetector:
 
     # ------------------------------------------------------------------ pieces
     def _classify(self, colours: np.ndarray, confident: list | None = None) -> list[tuple[str, str | None] | None]:
-        """Nearest class prototype within that class's tolerance, and clearly nearer than the next class;
+        """Nearest class prototype (for marbles the nearer of the followed and the family's colour) within that
+        class's tolerance, and clearly nearer than the next class;
         ``confident`` (if given) gets per colour whether the match is close enough to learn from."""
         classes = list(self.prototypes)
         protos = np.stack([self.prototypes[c] for c in classes])
         d = _distance(colours[:, None, :], protos[None, :, :])
+        for k, c in enumerate(classes):
+            if c in self.anchors:
+                d[:, k] = np.minimum(d[:, k], _distance(colours, self.anchors[c]))
         best = np.argmin(d, axis=1)
         tol = [self.tolerance.get(classes[b], self._learned_tolerance(classes[b])) for b in best]
         second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
@@ -603,7 +616,8 @@ class ClassicalDetector:
         hull_px = (cv2.convexHull(pts).reshape(-1, 2) + 0.5) * q - 0.5 + (x0, y0)
         outline = self.plane.to_board_mm(hull_px)
         (_, _), (rw, rh), _ = cv2.minAreaRect(outline.astype(np.float32))
-        kind = "cue" if max(rw, rh) > 4.0 * max(min(rw, rh), 1.0) else "hand"
+        # long and thin is the cue; Cvrnkaná has none (an arm reaching in is long too)
+        kind = "cue" if self.game == "novuss" and max(rw, rh) > 4.0 * max(min(rw, rh), 1.0) else "hand"
         centre = outline.mean(axis=0)
         radius = float(np.max(np.hypot(*(outline - centre).T)))
         return Detection(kind, (float(centre[0]), float(centre[1])), radius, None, 1.0, None, frame, t_s,

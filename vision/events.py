@@ -484,10 +484,12 @@ class EventExtractor:
             if t_hit is None:
                 t_hit, sig = (tr.left_t_s or float(m.t[-1])) + dt / 2, dt / 2
             kind = tr.left
-            ev = Event(kind, t_hit, math.sqrt(sig ** 2 + self.t_err_floor_s ** 2), 1.0, piece=pid,
+            unseen = kind == "pit" and tr.left_where == "hand"  # went in under the hand: inferred, not seen
+            ev = Event(kind, t_hit, math.sqrt(sig ** 2 + self.t_err_floor_s ** 2), 0.5 if unseen else 1.0, piece=pid,
                        side=tr.left_where if kind == "off" else None,
                        pocket=tr.left_where if kind == "pocket" else None,
-                       evidence=tuple(int(x) for x in m.track.arrays()[2][-3:]))
+                       evidence=tuple(int(x) for x in m.track.arrays()[2][-3:]),
+                       note="went in under the hand, unseen" if unseen else "")
             out.append(ev)
         return out
 

@@ -65,13 +65,19 @@ class Pipeline:
         """Pieces the rules are about to have put down by hand (a ruling's returns and penalty pawns):
         ``{piece: (x_mm, y_mm)}``; they keep their ids when they appear there."""
         self.tracker.expect(placements)
+        self.segmenter.expect(placements)
 
     def feed(self, dets: Detections) -> dict | None:
         if self.surface.pit_radius_mm:
             dets = self._field_only(dets)
         named = self.tracker.update(dets)
         self.last_named = named
-        window = self.segmenter.update(named) or self._pending
+        if self.segmenter.state == "idle":
+            for piece in self.tracker.just_left:
+                tr = self.tracker.tracks[piece]
+                if tr.left == "pit":  # a marble went in (under the hand, or between two frames): a shot
+                    self.segmenter.open(piece, tr.left_t_s, tr.left_frame)
+        window = self.segmenter.update(named, hold=bool(self.tracker.rolling_unseen())) or self._pending
         self._pending = None
         if window is not None and self.tracker.missing():
             self._pending = window  # a piece just vanished: wait until the tracker says where it went
@@ -90,8 +96,17 @@ class Pipeline:
         """What lies in the pit has left the field: a marble whose centre is over it has fallen in, and
         a blob inside it (marbles settling in its shadow) is neither a piece nor a hand over the field."""
         s = self.surface
-        keep = tuple(d for d in dets if not (s.in_pit(d.centre_mm, -1.0) and
-                                             (d.kind not in ("hand", "cue") or d.radius_mm <= s.pit_radius_mm)))
+
+        def inside(d) -> bool:
+            if not s.in_pit(d.centre_mm, -1.0):
+                return False
+            if d.kind not in ("hand", "cue"):
+                return True
+            if d.outline_mm:  # a hand reaches in from outside the pit; the pit's own blob stays within it
+                return all(s.in_pit(q) for q in d.outline_mm)
+            return d.radius_mm <= s.pit_radius_mm
+
+        keep = tuple(d for d in dets if not inside(d))
         return dets if len(keep) == len(dets) else replace(dets, items=keep)
 
     def engine(self, record: Mapping | None = None):

@@ -53,13 +53,20 @@ class ShotSegmenter:
         self._settled: set[str] = set()  # pieces seen resting since they appeared: only they can start a shot
         self._fresh: dict[str, tuple[float, tuple[float, float]]] = {}  # first sighting of a new piece
         self._seen_last: set[str] = set()  # the pieces seen in the previous frame
+        self._placing: set[str] = set()  # pieces a hand is about to put down where the rules say
 
     def seed(self, positions: Mapping[str, tuple[float, float]]) -> None:
         """Resting positions known from the game state (before the first frame)."""
         self._rest = {p: (float(x), float(y)) for p, (x, y) in positions.items()}
         self._settled = set(self._rest)
 
-    def update(self, dets: Detections) -> ShotWindow | None:
+    def expect(self, pieces) -> None:
+        """Pieces the rules have a hand put down (a ruling's returns): seen again away from their rest,
+        they were placed, not moved in play."""
+        self._placing |= set(pieces)
+
+    def update(self, dets: Detections, hold: bool = False) -> ShotWindow | None:
+        """``hold``: a piece out of sight may still be rolling (the tracker says so): the shot goes on."""
         seen = {d.piece: d for d in dets.pieces() if d.piece}
         now = (dets.t_s, dets.frame)
         self._hist.append((dets.t_s, {p: d.centre_mm for p, d in seen.items()}, dets if dets.occluders() else None))
@@ -84,7 +91,7 @@ class ShotSegmenter:
                         self._rest[p] = _mean(q)
         elif self.state == "moving":
             t0 = self._start[0]
-            still = self._still(seen, dets)
+            still = self._still(seen, dets) and not hold
             if still or dets.t_s - t0 > self.max_shot_s:
                 t_s0, f0, before, starter = self._start
                 after = self._resting(seen) if still else {p: d.centre_mm for p, d in seen.items()}
@@ -106,7 +113,8 @@ class ShotSegmenter:
         back after a ruling), or is already on its way: either way its old rest and history say nothing
         about it now. Its rest starts again from here, so the frames that follow tell whether it moves;
         left as it was, the rest would slide from the old place to the new one over the following frames
-        and read as a stroke once the hand had gone."""
+        and read as a stroke once the hand had gone. Not so a Cvrnkaná marble (unless a ruling had a hand
+        put it there): one seen away from its rest moved under the hand, and any touch is a flick (7d)."""
         for p, d in seen.items():
             if p in self._seen_last:
                 continue
@@ -114,8 +122,18 @@ class ShotSegmenter:
                 self._recent[p] = deque([d.centre_mm], maxlen=self.rest_frames)
                 continue
             if math.dist(self._rest[p], d.centre_mm) > self.move_mm:
+                if self.game == "cvrnkana" and p not in self._placing:
+                    continue  # moved while out of sight, flicked or nudged under the hand: a shot (7d)
+                self._placing.discard(p)
                 self._rest[p] = d.centre_mm
                 self._recent[p] = deque([d.centre_mm], maxlen=self.rest_frames)
+
+    def open(self, starter: str, t_s: float, frame: int) -> None:
+        """A shot began at ``t_s`` with ``starter`` though nothing was seen moving (Cvrnkaná: a marble
+        flicked into the pit under the hand that hid it); it ends as any other, once all is still."""
+        if self.state == "idle":
+            self._start = (t_s, frame, dict(self._rest), starter)
+            self.state = "moving"
 
     def flush(self, t_s: float | None = None) -> ShotWindow | None:
         """End a shot in progress now (the stream stopped)."""
@@ -186,13 +204,19 @@ class ShotSegmenter:
         (a piece under a hand is not in view: a player reaching for the bat does not hold the shot open).
 
         Every frame of the window counts, not only its first: a piece that bounced off a cushion and
-        came back to the same spot within the window is still moving."""
+        came back to the same spot within the window is still moving. A piece seen for less than half
+        the window, away from where it was last seen (out from under the hand that followed it), is not
+        known to be still yet."""
         if not self._hist or self._hist[-1][0] - self._hist[0][0] < self.still_s - 1e-6:
             return False
         for p, d in seen.items():
             xy = d.centre_mm
             if any(p in pos and math.dist(pos[p], xy) > self.still_mm for _, pos, _ in self._hist):
                 return False
+            times = [t for t, pos, _ in self._hist if p in pos]
+            back = self._recent.get(p, ())
+            if times[-1] - times[0] < 0.5 * self.still_s and len(back) >= 2 and math.dist(back[-2], xy) > self.still_mm:
+                return False  # just back in sight somewhere else (from under a hand): not yet known still
         # a piece that was moving when it went out of sight (under the hand that follows a flick) may
         # still be moving: the shot stays open until its last sightings have left the window
         for p in {p for _, pos, _ in self._hist for p in pos} - set(seen):

@@ -28,13 +28,16 @@ __all__ = ["ShotAssembler"]
 
 class ShotAssembler:
     def __init__(self, profile, extractor: EventExtractor | None = None, explain_s: float = 0.004,
-                 calibration_rms_mm: float = 0.5):
+                 calibration_rms_mm: float = 0.5, launch_mm: float = 3.0):
+        """``launch_mm``: how far from its rest a piece must get for its setting off to count (a fit
+        nudged off centre by a hand reaching past is not a launch)."""
         self.profile = profile
         self.game = profile.game
         self.surface = Surface.from_profile(profile)
         self.extractor = extractor or EventExtractor(self.surface)
         self.explain_s = explain_s
         self.calibration_rms_mm = calibration_rms_mm
+        self.launch_mm = launch_mm
         self.off_view: dict[str, tuple[float, float]] = {}  # known places outside the camera's view
 
     def assemble(self, window: ShotWindow, tracks: Mapping[str, Track], player: str | None = None) -> dict:
@@ -91,6 +94,9 @@ class ShotAssembler:
         left_view = sorted(p for p, m in motions.items() if m.track.left == "view")
         if left_view:
             rec["meta"]["left_view"] = left_view
+        unseen.update({p: {"code": "pit_unseen", "piece": p, "t": round(float(m.t[-1]), 6),
+                           "reason": "went under the hand and was not seen again: taken to be in the pit"}
+                       for p, m in motions.items() if p in gone and _under_hand(m)})
         if unseen:
             rec["meta"]["review"] = [unseen[p] for p in sorted(unseen)]
         if player:
@@ -117,12 +123,11 @@ class ShotAssembler:
                       "reason": "taken by a hand" if why == "pickup" else "lost from sight"}
         return out
 
-    @staticmethod
-    def _launches(motions: Mapping[str, Motion]) -> dict[str, tuple[float, float]]:
+    def _launches(self, motions: Mapping[str, Motion]) -> dict[str, tuple[float, float]]:
         """Pieces that were resting and set off: (instant, 1-sigma) where the outgoing line leaves the rest."""
         out = {}
         for p, m in motions.items():
-            if len(m.fits) < 2 or not m.fits[0].rest:
+            if len(m.fits) < 2 or not m.fits[0].rest or not self._went(m):
                 continue
             rest, go = m.fits[0], m.fits[1]
             # solve |go.pos(t) - rest.p| minimal along the outgoing direction
@@ -132,6 +137,31 @@ class ShotAssembler:
             speed = max(float(np.hypot(*go.vel(t))), 1.0)
             out[p] = (t, math.sqrt(go.pos_var(t) + rest.pos_var(t)) / speed + 1e-4)
         return out
+
+    @staticmethod
+    def _newcomer(p: str, t: float, motions, share: float = 0.5) -> str | None:
+        """A marble that came into view moving, first seen within two frames after ``p`` set off at ``t``,
+        whose first line run back to ``t`` meets ``p``'s resting place (touching it, within ``share`` of
+        the radii): the two met as it came in (at 30 frames/s a fast opening flick can enter the view and
+        strike within one frame interval, so the meeting itself is never seen)."""
+        m = motions[p]
+        here = np.asarray(m.fits[0].p)
+        dt = float(np.median(np.diff(m.t))) if len(m.t) > 1 else 1 / 60
+        best = None
+        for q, mq in motions.items():
+            if q == p or mq.fits[0].rest or not t - dt / 2 <= mq.t[0] <= t + 2 * dt:
+                continue
+            gap = abs(float(np.hypot(*(mq.fits[0].pos(t) - here))) - m.radius - mq.radius)
+            if gap <= share * (m.radius + mq.radius) and (best is None or gap < best[0]):
+                best = (gap, q)
+        return best[1] if best else None
+
+    def _went(self, m: Motion) -> bool:
+        """The piece left its first rest: got farther than ``launch_mm`` from it, or left the surface."""
+        if m.track.left in ("pit", "off", "view", "pocket"):
+            return True
+        gaps = np.hypot(*(m.xy - np.asarray(m.fits[0].p)).T)
+        return bool(len(gaps) and float(gaps.max()) > self.launch_mm)
 
     @staticmethod
     def _neighbour(p: str, t: float, motions, tol_mm: float = 3.0) -> str | None:
@@ -152,11 +182,16 @@ class ShotAssembler:
         for p, (t, err) in launches.items():
             if p == window.starter and self.game == "novuss":
                 continue
-            cause = [e for e in events if p in e.pieces() and abs(e.t_s - t) <= self.explain_s + 3 * err]
+            # only a contact sets a resting piece off (its leaving the surface at once is no cause)
+            cause = [e for e in events if e.kind == "contact" and p in e.pieces() and abs(e.t_s - t) <= self.explain_s + 3 * err]
             if cause:
                 continue
             mate = self._neighbour(p, t, motions)
-            if mate is not None and (self.game == "novuss" or mate in launches or not motions[mate].fits[0].rest):
+            newcomer = self._newcomer(p, t, motions) if self.game == "cvrnkana" and mate is None else None
+            if newcomer is not None:  # struck by a marble first seen just after, already on its way out
+                a, b = sorted((p, newcomer))
+                out.append(Event("contact", t, err, 0.5, a=a, b=b, note="struck as it came into view"))
+            elif mate is not None and (self.game == "novuss" or mate in launches or not motions[mate].fits[0].rest):
                 # set off inside a cluster: pushed by a neighbour within the frame interval; order unknown
                 a, b = sorted((p, mate))
                 dt = float(np.median(np.diff(motions[p].t))) if len(motions[p].t) > 1 else 1 / 60
@@ -167,8 +202,17 @@ class ShotAssembler:
                 out.append(Event("external", t, err, 0.7, piece=p, effect="moved", note="launch without contact"))
         if self.game == "cvrnkana":
             for p, m in motions.items():
+                if p not in launches and m.fits[0].rest and self._went(m) and \
+                        not any(p in e.pieces() for e in events + out if e.kind not in ("pit", "off")):
+                    # set off where the camera did not see it go (under the hand): touched all the same (7d)
+                    out.append(Event("touch", float(m.fits[0].t_last), 0.0, 0.5, piece=p, note="set off unseen"))
                 if p in launches or m.fits[0].rest:
                     continue
                 # rolled into view mid-shot: an opening flick from the start line
                 out.append(Event("touch", window.t0_s, 0.0, 0.8, piece=p, note="entered the view"))
         return out
+
+
+def _under_hand(m: Motion) -> bool:
+    """The tracker called this marble in the pit because it vanished under a hand that reached the pit."""
+    return m.track.left == "pit" and m.track.left_where == "hand"

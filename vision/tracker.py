@@ -82,6 +82,8 @@ class _Live:
     misses: int = 0
     hidden_s: float = 0.0
     hidden_by: str | None = None
+    hand_at_pit: bool = False  # while hidden, the hand over it reached the pit's rim
+    open_since_s: float | None = None  # first missed in the open (no occluder over it) since last seen
     states: list[TrackState] = field(default_factory=list)
     left: str | None = None
     left_t_s: float | None = None
@@ -102,6 +104,7 @@ class _Tentative:
     det: Detection
     hits: int = 1
     first: Detection | None = None  # the first sighting: with ``det`` it gives the way the piece came
+    earlier: tuple[Detection, ...] = ()  # the sightings before ``det``: they start its track once named
 
 
 class Tracker:
@@ -143,6 +146,8 @@ class Tracker:
         self._gone: dict[str, _Live] = {}
         self._spares: list[str] = []
         self._behind: set[str] = set()  # Cvrnkaná: marbles still behind the start lines
+        self._sent_back: set[str] = set()  # Cvrnkaná: marbles the game state has behind the lines (a hand takes them)
+        self.just_left: list[str] = []  # the pieces whose tracks ended in the last update
         self._tentative: list[_Tentative] = []
         self._expected: dict[str, tuple[float, float]] = {}
         self._off_view: dict[str, tuple[float, float]] = {}
@@ -175,6 +180,7 @@ class Tracker:
         those of them still behind the lines (default: all), which a marble rolling in from the lines'
         side takes first (rule 2)."""
         self._off_view = {p: (float(xy[0]), float(xy[1])) for p, xy in positions.items() if p not in self._live}
+        self._sent_back = set(behind or ())
         if spares is not None:
             self._spares = [p for p in spares if p not in self._live]
             self._behind = set(self._spares) if behind is None else {p for p in behind if p in self._spares}
@@ -188,10 +194,15 @@ class Tracker:
             self._expected[piece] = (float(xy[0]), float(xy[1]))
 
     def trim_history(self, keep_from_s: float) -> None:
-        """Drop history older than ``keep_from_s`` (keeping at least the latest state of each piece)."""
+        """Drop history older than ``keep_from_s`` (keeping at least the latest state of each piece). While
+        a Cvrnkaná marble is out of sight, everyone's history is kept from as long before its last sighting:
+        the shot it may turn out to be part of (flicked under the hand) starts there, with every piece's place."""
+        now = self._t_s if self._t_s is not None else keep_from_s
+        unseen = [l.t_obs_s for l in self._live.values() if self.surface.pit_radius_mm and l.t_obs_s < now]
+        keep = min([keep_from_s] + [t - (now - keep_from_s) for t in unseen])
         for live in self._live.values():
             k = 0
-            while k < len(live.states) - 1 and live.states[k].t_s < keep_from_s:
+            while k < len(live.states) - 1 and live.states[k].t_s < keep:
                 k += 1
             if k:
                 live.states = live.states[k:]
@@ -216,6 +227,11 @@ class Tracker:
         """Pieces missed in the open in the last frames and not yet given up."""
         return [p for p, l in self._live.items() if l.misses > 0]
 
+    def rolling_unseen(self) -> list[str]:
+        """Pieces under an occluder now (the hand that follows a flick) that were rolling when last seen."""
+        return [p for p, l in self._live.items()
+                if l.hidden_by is not None and l.misses == 0 and float(np.hypot(*l.vel)) > self.rest_speed_mm_s]
+
     def conclude(self) -> list[str]:
         """The stream ended: every moving piece missed in the open is given up now (where it went is
         judged from its last sightings, as after ``miss_max`` frames), so the last shot's record does not
@@ -234,6 +250,7 @@ class Tracker:
     # -- the one method ------------------------------------------------------------------------
     def update(self, dets: Detections) -> Detections:
         t = dets.t_s
+        self.just_left = []
         if self._t_s is not None and t > self._t_s:
             self._dt_s = t - self._t_s
         placed = self._placed(dets) if self._expected else []
@@ -277,6 +294,7 @@ class Tracker:
         l.pos, l.vel = self.motion.update(l.pos, l.vel, z, dets.t_s - l.t_obs_s)
         l.pos = z  # the record keeps what was measured; fitting happens in events
         l.t_obs_s, l.frame_obs, l.misses, l.hidden_s, l.hidden_by = dets.t_s, dets.frame, 0, 0.0, None
+        l.hand_at_pit, l.open_since_s = False, None
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(z[0]), float(z[1])),
                                    (float(l.vel[0]), float(l.vel[1])), True))
 
@@ -297,6 +315,8 @@ class Tracker:
         """Hidden: a resting piece stays, a moving one carries on along its line."""
         l.hidden_s += dets.t_s - (self._t_s if self._t_s is not None else dets.t_s)
         l.hidden_by = hidden
+        if hidden == "hand" and l.kind == "marble" and self.surface.pit_radius_mm:
+            l.hand_at_pit = l.hand_at_pit or self._hand_reaches_pit(l, dets)
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
                                    (float(l.vel[0]), float(l.vel[1])), False, hidden))
         if l.hidden_s > self.hidden_max_s:
@@ -309,6 +329,8 @@ class Tracker:
             self._coast(l, pred, dets, hidden)
             return
         l.misses += 1
+        if l.open_since_s is None:
+            l.open_since_s = dets.t_s
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
                                    (float(l.vel[0]), float(l.vel[1])), False))
         if l.misses >= self.miss_max and not self._resting_patience(l, dets.t_s):
@@ -318,6 +340,8 @@ class Tracker:
         """Whether a piece missed in the open is still given time: one at rest (and not last seen under a
         hand, which may have lifted it, nor at a pocket, the pit or the open edge of the view, over which
         it may have crept) for up to ``rest_miss_s`` after it was last seen."""
+        if self._under_hand_to_pit(l):  # seen clear for a while before it is called in
+            return l.open_since_s is None or t_s - l.open_since_s < self.rest_miss_s
         if l.hidden_by == "hand" or float(np.hypot(*l.vel)) > self.rest_speed_mm_s:
             return False
         xy, s = (float(l.pos[0]), float(l.pos[1])), self.surface
@@ -329,6 +353,8 @@ class Tracker:
     def _why_gone(self, l: _Live) -> tuple[str, str | None]:
         """Where a piece that vanished in the open went: judged from its last seen position and the
         straight path it was on (a pocketed piece enters the pocket region, then disappears)."""
+        if self._under_hand_to_pit(l):
+            return "pit", "hand"
         if l.hidden_by == "hand":
             return "pickup", None
         seen = [st.centre_mm for st in l.states[-(self.miss_max + 3):] if st.observed][-3:]
@@ -336,6 +362,9 @@ class Tracker:
             pk = self.surface.pocket_at(tuple(xy))
             if pk:  # its centre was over a pocket's mouth when last seen: it dropped (struck there, or rolling in)
                 return "pocket", pk
+        if self.surface.pit_radius_mm and self._at_pit_rim(l):
+            # vanished in the open beside the rim: knocked in within a frame, before its speed was seen
+            return "pit", None
         if float(np.hypot(*l.vel)) <= self.still_mm_s:
             # a piece at rest (not even creeping) does not roll into a pocket or over a cushion by itself: something took it
             # (a hand the camera did not see, the cue), and it comes back under its own name
@@ -349,14 +378,29 @@ class Tracker:
         for p in path:
             if self.surface.pit_radius_mm and self.surface.in_pit(tuple(p)):
                 return "pit", None
-        if self.surface.pit_radius_mm and self.surface.in_pit(tuple(last), 2.0 * l.radius_mm + self.knock_mm_s * self._dt_s):
-            # vanished in the open beside the rim: knocked in within a frame, before its speed was seen
-            return "pit", None
         for p in path:
             side = self.surface.outside_side(tuple(p), -l.radius_mm)
             if side:
                 return ("off" if self.surface.walls else "view"), side
         return "lost", None
+
+    def _at_pit_rim(self, l: _Live) -> bool:
+        """Within two radii plus ``knock_mm_s`` x one frame of the pit's rim: one frame's knock sends it in."""
+        return self.surface.in_pit(tuple(l.pos), 2.0 * l.radius_mm + self.knock_mm_s * self._dt_s)
+
+    def _hand_reaches_pit(self, l: _Live, dets: Detections) -> bool:
+        """Whether a hand over this hidden marble also reaches the pit's rim: it may have been flicked in
+        under it, unseen the whole way."""
+        reach = self.surface.pit_radius_mm + l.radius_mm
+        return any(o.kind == "hand" and Detections(dets.frame, dets.t_s, (o,)).occluded(l.pos, l.radius_mm + self.occluder_margin_mm)
+                   and Detections(dets.frame, dets.t_s, (o,)).occluded((0.0, 0.0), reach) for o in dets.occluders())
+
+    def _under_hand_to_pit(self, l: _Live) -> bool:
+        """Cvrnkaná: a marble last seen going under a hand that reached the pit, and not in the open since:
+        in the pit, most likely, flicked in under the hand (the record asks the referee). One the rules
+        have a hand carry off (a return, a marble sent back behind its line) was picked up instead."""
+        return (l.hidden_by == "hand" and l.hand_at_pit and l.piece not in self._expected
+                and l.piece not in self._sent_back)
 
     def _leave(self, l: _Live, why: str, where: str | None) -> None:
         # drop the coasted states after the last sighting: they were guesses
@@ -365,6 +409,7 @@ class Tracker:
         l.left, l.left_t_s, l.left_where, l.left_frame = why, l.t_obs_s, where, l.frame_obs
         self._gone[l.piece] = l
         del self._live[l.piece]
+        self.just_left.append(l.piece)
         if why in ("pickup", "lost") and l.piece not in self._spares:
             self._spares.insert(0, l.piece)  # a hand took it: it comes back under its own id
 
@@ -409,7 +454,7 @@ class Tracker:
                         best = tent
             if best is not None:
                 self._tentative.remove(best)
-                tent = _Tentative(d, best.hits + 1, best.first or best.det)
+                tent = _Tentative(d, best.hits + 1, best.first or best.det, best.earlier + (best.det,))
             else:
                 tent = _Tentative(d, 1, d)
             if tent.hits >= self.hit_min:
@@ -422,6 +467,9 @@ class Tracker:
                 if piece is not None:
                     live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, dets.t_s)
                     live.t_obs_s = dets.t_s
+                    # the frames that earned it its name are its first sightings (a marble coming into view
+                    # fast may meet another in them)
+                    live.states[:0] = [TrackState(piece, e.frame, e.t_s, e.centre_mm) for e in tent.earlier]
                     named.append(d.named(piece))
                     continue
             survivors.append(tent)

@@ -175,7 +175,7 @@ class Track:
     states: tuple[TrackState, ...] = ()
     left: str | None = None  # 'pocket' | 'off' | 'pit' | 'lost' | 'pickup'
     left_t_s: float | None = None
-    left_where: str | None = None  # pocket name or cushion side
+    left_where: str | None = None  # pocket name, cushion side, or "hand" (into the pit under a hand, unseen)
     left_frame: int | None = None
 
     def observed(self) -> list[TrackState]:
