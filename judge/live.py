@@ -67,7 +67,9 @@ class VisionFeed:
         if not self._started:
             from .replay import start_options
 
-            layout = {k: tuple(v) for k, v in self.layout.items()}
+            from .replay import in_view
+
+            layout = in_view(self.vision, {k: tuple(v) for k, v in self.layout.items()})
             detector = getattr(self.vision, "detector", None)
             if layout and hasattr(detector, "expect"):
                 detector.expect(layout)  # the pieces stand where the game state says: their colours, measured

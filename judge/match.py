@@ -209,7 +209,7 @@ class Match:
             return {"game": self.game, "game_no": self.game_no, "shots": len(self.records),
                     "last_shot_no": self.shot_nos[-1] if self.shot_nos else None,
                     "score": last["score"] if last else None, "to_move": state.get("to_move"),
-                    "positions": state.get("positions", {}), "last": self.last}
+                    "positions": _on_surface(state), "last": self.last}
 
     def _tell(self, event: dict) -> None:
         for listener in list(self.listeners):
@@ -218,3 +218,11 @@ class Match:
             except Exception as exc:  # noqa: BLE001 - a broken display must not stop the judging
                 import sys
                 print(f"shotjudge: listener failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+def _on_surface(state: dict) -> dict:
+    """Where the state has each piece on the surface: Novuss ``positions``; a Cvrnkaná ``field`` marble
+    whose place is known (one that left the view, or was flicked unseen, has none)."""
+    if "positions" in state:
+        return dict(state["positions"])
+    return {k: v for k, v in (state.get("field") or {}).items() if v is not None}

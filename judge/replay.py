@@ -387,11 +387,23 @@ def tell_off_view(vision, state) -> list[str] | None:
     profile = getattr(vision, "profile", None)
     out = {}
     if profile is not None:
-        hw, hh = float(profile["view_half_width_mm"]), float(profile["view_half_height_mm"])
-        out = {k: (float(v[0]), float(v[1])) for k, v in field.items()
-               if v is not None and not (abs(v[0]) <= hw and abs(v[1]) <= hh)}
+        out = {k: (float(v[0]), float(v[1])) for k, v in field.items() if v is not None and not _in_view(profile, v)}
     vision.off_view(out, spares, behind)
     return spares
+
+
+def in_view(vision, layout):
+    """The pieces of ``layout`` (id -> board mm) inside the camera's view, where the profile gives one
+    (Cvrnkaná): what tracking starts from; the rest is told by ``tell_off_view``."""
+    profile = getattr(vision, "profile", None)
+    try:
+        return {k: v for k, v in layout.items() if _in_view(profile, v)}
+    except (KeyError, TypeError):  # no view in this profile (Novuss: the camera sees the whole board)
+        return dict(layout)
+
+
+def _in_view(profile, xy) -> bool:
+    return abs(xy[0]) <= float(profile["view_half_width_mm"]) and abs(xy[1]) <= float(profile["view_half_height_mm"])
 
 
 def judge_video(video: str | Path, game: str, calibration: str | Path, *, background=None, state: str | Path | None = None,

@@ -281,3 +281,24 @@ def test_replay_tells_vision_after_every_judged_shot():
         ("off_view", 3, out, A_ALL[1:] + B_ALL),
         ("off_view", 6, out, A_ALL[1:] + B_ALL[1:]),
     ]
+
+
+def test_a_resumed_match_starts_tracking_from_the_marbles_in_view_and_tells_vision_the_others(tmp_path):
+    """The live command starts vision from ``match.snapshot()["positions"]``: for Cvrnkaná it was always
+    empty (the state keeps its marbles in ``field``), so a resumed match began with no marble in view and
+    the overlay's board drew none."""
+    match, journal = cvrnkana_match(tmp_path)
+    for rec in (flick("A", "A1", 0.1, 0.2, [50.0, 60.0]), flick("B", "B1", 0.3, 0.4, [100.0, -500.0])):
+        match.judge(parse_record(rec))
+    journal.close()
+    resumed = Match(cvrnkana_engine(), Journal.open(tmp_path / "m.sqlite"))
+    assert resumed.resumed_shots == 2
+    positions = resumed.snapshot()["positions"]
+    assert positions == {"A1": [50.0, 60.0], "B1": [100.0, -500.0]}  # what the overlay's board draws
+    vision = RecordingVision({})
+    feed = VisionFeed(vision, "cvrnkana", positions)
+    feed.set_state(resumed.state)
+    feed.feed(Frame(np.zeros((2, 2, 3), np.uint8), 0, 0.0, "list"))
+    start = next(c for c in vision.calls if c[0] == "start")
+    assert start[2] == {"A1": (50.0, 60.0)}  # B1 lies outside the camera's view (600 x 340 mm half-sizes)
+    assert vision.calls[-2][:3] == ("off_view", 0, {"B1": (100.0, -500.0)})
