@@ -396,10 +396,9 @@ def in_view(vision, layout):
     """The pieces of ``layout`` (id -> board mm) inside the camera's view, where the profile gives one
     (Cvrnkaná): what tracking starts from; the rest is told by ``tell_off_view``."""
     profile = getattr(vision, "profile", None)
-    try:
-        return {k: v for k, v in layout.items() if _in_view(profile, v)}
-    except (KeyError, TypeError):  # no view in this profile (Novuss: the camera sees the whole board)
+    if getattr(profile, "game", None) != "cvrnkana":  # Novuss: the camera sees the whole board
         return dict(layout)
+    return {k: v for k, v in layout.items() if _in_view(profile, v)}
 
 
 def _in_view(profile, xy) -> bool:

@@ -484,7 +484,7 @@ class EventExtractor:
             if t_hit is None:
                 t_hit, sig = (tr.left_t_s or float(m.t[-1])) + dt / 2, dt / 2
             kind = tr.left
-            unseen = kind == "pit" and tr.left_where == "hand"  # went in under the hand: inferred, not seen
+            unseen = tr.pit_unseen
             ev = Event(kind, t_hit, math.sqrt(sig ** 2 + self.t_err_floor_s ** 2), 0.5 if unseen else 1.0, piece=pid,
                        side=tr.left_where if kind == "off" else None,
                        pocket=tr.left_where if kind == "pocket" else None,

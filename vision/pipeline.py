@@ -73,10 +73,9 @@ class Pipeline:
         named = self.tracker.update(dets)
         self.last_named = named
         if self.segmenter.state == "idle":
-            for piece in self.tracker.just_left:
-                tr = self.tracker.tracks[piece]
+            for tr in self.tracker.just_left:
                 if tr.left == "pit":  # a marble went in (under the hand, or between two frames): a shot
-                    self.segmenter.open(piece, tr.left_t_s, tr.left_frame)
+                    self.segmenter.open(tr.piece, tr.left_t_s, tr.left_frame)
         window = self.segmenter.update(named, hold=bool(self.tracker.rolling_unseen())) or self._pending
         self._pending = None
         if window is not None and self.tracker.missing():

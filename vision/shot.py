@@ -96,7 +96,7 @@ class ShotAssembler:
             rec["meta"]["left_view"] = left_view
         unseen.update({p: {"code": "pit_unseen", "piece": p, "t": round(float(m.t[-1]), 6),
                            "reason": "went under the hand and was not seen again: taken to be in the pit"}
-                       for p, m in motions.items() if p in gone and _under_hand(m)})
+                       for p, m in motions.items() if p in gone and m.track.pit_unseen})
         if unseen:
             rec["meta"]["review"] = [unseen[p] for p in sorted(unseen)]
         if player:
@@ -146,7 +146,7 @@ class ShotAssembler:
         strike within one frame interval, so the meeting itself is never seen)."""
         m = motions[p]
         here = np.asarray(m.fits[0].p)
-        dt = float(np.median(np.diff(m.t))) if len(m.t) > 1 else 1 / 60
+        dt = _frame_dt(m)
         best = None
         for q, mq in motions.items():
             if q == p or mq.fits[0].rest or not t - dt / 2 <= mq.t[0] <= t + 2 * dt:
@@ -194,8 +194,7 @@ class ShotAssembler:
             elif mate is not None and (self.game == "novuss" or mate in launches or not motions[mate].fits[0].rest):
                 # set off inside a cluster: pushed by a neighbour within the frame interval; order unknown
                 a, b = sorted((p, mate))
-                dt = float(np.median(np.diff(motions[p].t))) if len(motions[p].t) > 1 else 1 / 60
-                out.append(Event("contact", t, max(err, dt / 4), 0.5, a=a, b=b, note="cluster launch"))
+                out.append(Event("contact", t, max(err, _frame_dt(motions[p]) / 4), 0.5, a=a, b=b, note="cluster launch"))
             elif self.game == "cvrnkana":
                 out.append(Event("touch", t, err, 0.9, piece=p, note="launch without contact"))
             elif p != "bat":
@@ -213,6 +212,6 @@ class ShotAssembler:
         return out
 
 
-def _under_hand(m: Motion) -> bool:
-    """The tracker called this marble in the pit because it vanished under a hand that reached the pit."""
-    return m.track.left == "pit" and m.track.left_where == "hand"
+def _frame_dt(m: Motion) -> float:
+    """The frame interval of a piece's sightings."""
+    return float(np.median(np.diff(m.t))) if len(m.t) > 1 else 1 / 60

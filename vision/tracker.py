@@ -147,7 +147,7 @@ class Tracker:
         self._spares: list[str] = []
         self._behind: set[str] = set()  # Cvrnkaná: marbles still behind the start lines
         self._sent_back: set[str] = set()  # Cvrnkaná: marbles the game state has behind the lines (a hand takes them)
-        self.just_left: list[str] = []  # the pieces whose tracks ended in the last update
+        self.just_left: list[Track] = []  # the tracks that ended in the last update
         self._tentative: list[_Tentative] = []
         self._expected: dict[str, tuple[float, float]] = {}
         self._off_view: dict[str, tuple[float, float]] = {}
@@ -391,9 +391,12 @@ class Tracker:
     def _hand_reaches_pit(self, l: _Live, dets: Detections) -> bool:
         """Whether a hand over this hidden marble also reaches the pit's rim: it may have been flicked in
         under it, unseen the whole way."""
-        reach = self.surface.pit_radius_mm + l.radius_mm
-        return any(o.kind == "hand" and Detections(dets.frame, dets.t_s, (o,)).occluded(l.pos, l.radius_mm + self.occluder_margin_mm)
-                   and Detections(dets.frame, dets.t_s, (o,)).occluded((0.0, 0.0), reach) for o in dets.occluders())
+        for o in dets.occluders():
+            one = Detections(dets.frame, dets.t_s, (o,))
+            if o.kind == "hand" and one.occluded(l.pos, l.radius_mm + self.occluder_margin_mm) \
+                    and one.occluded((0.0, 0.0), self.surface.pit_radius_mm + l.radius_mm):
+                return True
+        return False
 
     def _under_hand_to_pit(self, l: _Live) -> bool:
         """Cvrnkaná: a marble last seen going under a hand that reached the pit, and not in the open since:
@@ -409,7 +412,7 @@ class Tracker:
         l.left, l.left_t_s, l.left_where, l.left_frame = why, l.t_obs_s, where, l.frame_obs
         self._gone[l.piece] = l
         del self._live[l.piece]
-        self.just_left.append(l.piece)
+        self.just_left.append(l.track())
         if why in ("pickup", "lost") and l.piece not in self._spares:
             self._spares.insert(0, l.piece)  # a hand took it: it comes back under its own id
 

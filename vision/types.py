@@ -178,6 +178,11 @@ class Track:
     left_where: str | None = None  # pocket name, cushion side, or "hand" (into the pit under a hand, unseen)
     left_frame: int | None = None
 
+    @property
+    def pit_unseen(self) -> bool:
+        """Called in the pit because it vanished under a hand that reached the pit (inferred, not seen)."""
+        return self.left == "pit" and self.left_where == "hand"
+
     def observed(self) -> list[TrackState]:
         return [s for s in self.states if s.observed]
 
