@@ -28,12 +28,14 @@ ask for review do not count as different; flagged rulings — a review call, or 
 on the record, which the judge shows beside the call — are listed apart, and so are silently wrong ones).
 A shot the pipeline missed, split or invented counts as a wrong ruling. Before a record is judged on the
 true state, its pieces are renamed within each player by where they stood at the start
-(``vision_clips.same_player_names``): the rules tell a player's pawns or marbles apart only by owner, and
-the judge folds its own records, so a name passed between two of one player's pieces changes no call
-(it still counts as an id switch). "judge fold": the calls the judge itself makes, folding its own
-records from the opening (its state keeps vision's names), with the referee overruling each wrong call
-so play goes on from the true state; the pipeline is told of penalty and returned pieces from these
-rulings, as in ``shotjudge replay``.
+(``vision_clips.same_player_names``; a marble rolling in from an unknown place outside the view takes the
+name of the true record's moving marble of that player): the rules tell a player's pawns or marbles apart
+only by owner, and the judge folds its own records, so a name passed between two of one player's pieces
+changes no call (it still counts as an id switch). "judge fold": the calls the judge itself makes, folding
+its own records from the opening (its state keeps vision's names), with the referee overruling each wrong
+call so play goes on from the true state; the pipeline is told of penalty and returned pieces from these
+rulings, and of the marbles out of its view from the judge's own state (``judge.replay.tell_off_view``:
+known places only where the judge knows them), as in ``shotjudge replay`` and ``live``.
 """
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from vision_clips import in_view, match_events, on_surface, oracle_detections, same_player_names  # noqa: E402
 
 from calibration import default_profile  # noqa: E402
+from judge.replay import tell_off_view  # noqa: E402
 from rules import engine_for  # noqa: E402
 from rules.record import parse_record  # noqa: E402
 from vision.board import Surface  # noqa: E402
@@ -139,7 +142,7 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     shot_of = _shot_index(truths)
     states = getattr(ep.session, "states_before", [])
     if states:
-        pipe.off_view(*_off_view(profile, states[0]))
+        tell_off_view(pipe, states[0])
     own_state = states[0] if states else None  # the judge's own fold over the vision records
     fold: dict = {}  # truth shot index -> did the judge's call match
     entered: list[dict] = []
@@ -184,10 +187,14 @@ def _judge(profile, state, rec, pipe, states, rulings, i):
     where the ruling's penalty and returned pieces will be put down and what the game state says is out of
     view, and say whether the call matches the ground-truth ruling. A game that is over is followed by
     the next as the referee sets it up; a wrong call is overruled, play going on from the true state.
-    Returns (the judge's state after the shot, call right)."""
-    if i is not None and i + 1 < len(states):  # the game state after the ruling
-        pipe.off_view(*_off_view(profile, states[i + 1]))
+    Returns (the judge's state after the shot, call right).
+
+    Vision hears of the pieces out of its view from the judge's own state, as in ``judge.live``: vision's
+    names (which may swap two of one player's marbles) then stay the names the judge folds with."""
+    truth_after = states[i + 1] if i is not None and i + 1 < len(states) else None
     if state is None:
+        if truth_after is not None:
+            tell_off_view(pipe, truth_after)
         return state, False
     if i is not None and getattr(state, "outcome", None) is not None:
         state = states[i]
@@ -203,19 +210,12 @@ def _judge(profile, state, rec, pipe, states, rulings, i):
             want = sorted(c["code"] for c in rulings[i]["calls"] if not c.get("review"))
             got = sorted(c.code for c in ruling.calls if not c.review)
             ok = want == got and rulings[i].get("next_player") == ruling.next_player
-    if not ok and i is not None and i + 1 < len(states):
-        after = states[i + 1]
+    if not ok and truth_after is not None:  # the referee overrules: play goes on from the true state
+        after = truth_after
+    told = truth_after if getattr(after, "outcome", None) is not None else after  # a game over: the next is set up
+    if told is not None:
+        tell_off_view(pipe, told)
     return after, ok
-
-
-def _off_view(profile, state) -> dict:
-    """Pieces the game state has on the field but outside the camera's view, and the marbles still
-    behind the start lines (Cvrnkaná): what a referee's game state tells the pipeline."""
-    if getattr(state, "behind", None) is None:  # not a Cvrnkaná state
-        return {}, None
-    field = dict(getattr(state, "field", ()) or ())
-    behind = sorted(getattr(state, "behind", ()) or (), key=lambda m: (m[0], int(m[1:])))
-    return {m: xy for m, xy in field.items() if xy is not None and not in_view(profile, *xy)}, behind
 
 
 def _shot_index(truths):
@@ -254,7 +254,7 @@ def _score_shots(profile, ep, truths, records, stats, fold: dict) -> None:
             stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {'missed' if not got else 'split'}")
             stats["ev_true"] += len(truth["events"])
             continue
-        rec = same_player_names(got[0], truth.get("before", {}))
+        rec = same_player_names(got[0], truth.get("before", {}), events_true=truth["events"])
         if truth.get("player"):
             rec["player"] = truth["player"]
         pairs, _, _ = match_events(truth["events"], rec["events"])

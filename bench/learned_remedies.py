@@ -109,6 +109,9 @@ SETTINGS = (
     Setting("game iou .5 markers", iou=0.5, game=True, markers=True),
     Setting("game iou .5 markers .15", 0.15, iou=0.5, game=True, markers=True),
     Setting("game iou .5 markers .10", 0.10, iou=0.5, game=True, markers=True),
+    Setting("game iou .5 refine local .10", 0.10, iou=0.5, game=True, refine="local"),
+    Setting("game iou .5 refine local .05", 0.05, iou=0.5, game=True, refine="local"),
+    Setting("game iou .5 conf .05", 0.05, iou=0.5, game=True),
 )
 PT_SETTINGS = (
     Setting("pt 1280 (check)", source="pt-1280"),
@@ -246,9 +249,16 @@ def main(argv=None) -> int:
     ap.add_argument("--renderers", type=int, default=10, help="unseen looks per game")
     ap.add_argument("--frames", type=int, default=10, help="layouts per look")
     ap.add_argument("--pt-variants", action="store_true", help="also TTA and a larger input (PyTorch weights)")
+    ap.add_argument("--only", default="", help="comma-separated words: only the settings whose name holds one "
+                    "(e.g. 'shipped,refine')")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     settings = SETTINGS + (PT_SETTINGS if args.pt_variants else ())
+    words = [w.strip() for w in args.only.split(",") if w.strip()]
+    if words:
+        settings = tuple(s for s in settings if any(w in s.name for w in words))
+        if not settings:
+            ap.error(f"--only {args.only!r} names no setting")
     stats = evaluate(args, settings)
     n = sum(stats[settings[0].name][(c, "all")][0] for c in PIECE_CLASSES)
     print(f"unseen frames: {2 * args.renderers * args.frames} "

@@ -120,13 +120,27 @@ def match_events(truth: list[dict], got: list[dict], tol_s: float = 0.01):
     return pairs, missed, extra
 
 
-def same_player_names(rec: dict, before_true: dict, within_mm: float = 20.0) -> dict:
+def _named(events) -> list[str]:
+    """The pieces ``events`` name, in the order first named."""
+    out: list[str] = []
+    for e in events:
+        for k in ("piece", "a", "b"):
+            v = e.get(k)
+            if isinstance(v, str) and v not in out:
+                out.append(v)
+    return out
+
+
+def same_player_names(rec: dict, before_true: dict, within_mm: float = 20.0, events_true=()) -> dict:
     """``rec`` with its pawns/marbles renamed to the true names of the pieces they stood on at the start.
 
     The rules never tell one player's pawns (or marbles) apart, only whose they are, and the judge folds
     its own records, so a name that passed between two of a player's pieces changes no call. Renaming
     by the ``before`` positions, within each player only, lets a record be judged on the *true* game
     state; a piece given the other player's colour, or an event the pieces did not make, still counts.
+    A piece with no place before the shot (a marble rolling in from outside the view, whose place the
+    judge did not know) takes the name of a piece of the same player in ``events_true`` (the true
+    record's events) that no other piece took, in the order the two records first name them.
     """
     from rules.record import owner
 
@@ -142,8 +156,12 @@ def same_player_names(rec: dict, before_true: dict, within_mm: float = 20.0) -> 
         for d, p, q in pairs:
             if d <= within_mm and p not in mapping and q not in used:
                 mapping[p], _ = q, used.add(q)
-        for p in (p for p in mine if p not in mapping):  # unmatched: keep the name where free, else a free one
-            q = p if p not in used else next(f"{who}{k}" for k in range(1, 100) if f"{who}{k}" not in used)
+        moved = [q for q in _named(events_true) if owner(q) == who]
+        order = _named(rec.get("events", ()))
+        first = lambda p: (p not in order, order.index(p) if p in order else 0, p)  # noqa: E731
+        for p in sorted((p for p in mine if p not in mapping), key=first):
+            free = [q for q in moved if q not in used] if p not in rec.get("before", {}) else []
+            q = free[0] if free else p if p not in used else next(f"{who}{k}" for k in range(1, 100) if f"{who}{k}" not in used)
             mapping[p], _ = q, used.add(q)
     name = lambda p: mapping.get(p, p)  # noqa: E731
     out = dict(rec)

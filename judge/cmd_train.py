@@ -21,6 +21,11 @@ def register(sub) -> None:
     p.add_argument("--frames", type=int, default=10, help="random layouts per renderer")
     p.add_argument("--tiles", type=int, default=6, help="training tiles cut from each layout")
     p.add_argument("--val-renderers", type=int, default=4, help="renderers per game for validation (other seeds)")
+    p.add_argument("--moving", type=float, default=0.12, help="share of pawns and marbles moving, smeared by "
+                   "the exposure (default 0.12, as in the evaluation frames)")
+    p.add_argument("--also-train", action="append", default=[], metavar="DIR",
+                   help="also train on this finished dataset folder's images (repeatable; validation stays --data-dir's)")
+    p.add_argument("--data-only", action="store_true", help="render the dataset and stop (e.g. for --also-train)")
     p.add_argument("--tile-px", type=int, default=320, help="tile size = training image size, px")
     p.add_argument("--model", default=None, help="model YAML (default models/shotjudge-yolo.yaml), or a local .pt "
                    "to fine-tune (e.g. models/shotjudge-det.pt)")
@@ -41,7 +46,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from vision.train import DataSpec, TrainSpec, build_dataset, export, train
+    from vision.train import DataSpec, TrainSpec, build_dataset, export, merge_datasets, train
 
     try:
         ew, eh = (int(v) for v in args.export_size.lower().split("x"))
@@ -52,8 +57,13 @@ def run(args) -> int:
     games = tuple(g.strip() for g in args.games.split(",") if g.strip())
     data = DataSpec(games=games, settings_per_game=args.renderers, frames_per_setting=args.frames,
                     val_settings_per_game=args.val_renderers, tile_px=args.tile_px, tiles_per_frame=args.tiles,
-                    seed=args.seed)
+                    seed=args.seed, moving_share=args.moving)
     yaml = build_dataset(data, args.data_dir)
+    if args.data_only:
+        print(f"dataset: {yaml}")
+        return 0
+    if args.also_train:
+        yaml = merge_datasets(yaml, args.also_train)
     spec = TrainSpec(imgsz=args.tile_px, epochs=args.epochs, batch=args.batch, time_h=args.time_h or None,
                      workers=args.workers, seed=args.seed, name=args.name, lr0=args.lr0,
                      **({"model": args.model} if args.model else {}))

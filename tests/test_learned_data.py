@@ -12,7 +12,9 @@ from judge.cli import main
 from sim.frames import Occluder, PieceState, SimFrame
 from sim.render_geometry import apparent_point_mm
 from sim.render_settings import RenderSettings
-from vision.train import DataSpec, TrainSpec, build_dataset, train
+import json
+
+from vision.train import DataSpec, TrainSpec, build_dataset, merge_datasets, train
 from vision.train_data import CLASSES, MIN_VISIBLE, LabelledFrame, label_frame, make_renderer, random_scene, tiles, yolo_lines
 from vision.types import VisionError
 
@@ -78,6 +80,28 @@ def test_random_scenes_are_seeded_and_pieces_do_not_overlap(small):
             assert math.dist((p.x_mm, p.y_mm), (q.x_mm, q.y_mm)) >= p.radius_mm + q.radius_mm - 1e-9
 
 
+def test_moving_share_smears_more_pieces_and_the_default_keeps_the_evaluation_scenes():
+    from calibration.profile import default_profile
+
+    profile = default_profile("cvrnkana")
+
+    def moving(share, seed):
+        rng = np.random.default_rng(seed)
+        out = []
+        for i in range(30):
+            frame, at = random_scene("cvrnkana", profile, rng, i, float(i), share) if share is not None else \
+                random_scene("cvrnkana", profile, rng, i, float(i))
+            later = at(i + 0.01)
+            out += [(p.x_mm, p.y_mm) != (q.x_mm, q.y_mm) for p, q in zip(frame.pieces, later.pieces)]
+        return out
+
+    default, explicit = moving(None, 7), moving(0.12, 7)
+    assert default == explicit  # the bench's unseen frames are the same as before the knob existed
+    many = moving(0.5, 7)
+    assert sum(default) / len(default) < 0.2 < 0.4 < sum(many) / len(many)
+    assert not any(moving(0.0, 7))
+
+
 def test_tiles_keep_full_resolution_and_shift_the_boxes(small):
     profile, cam, renderer = small
     frame = SimFrame(0, 0.0, (_pawn("A1", -200.0, 150.0), _pawn("B1", 250.0, -100.0, "B")), ())
@@ -108,12 +132,36 @@ def test_dataset_is_written_once_and_reused(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no half-written folder left
 
 
+def test_a_dataset_made_before_a_spec_field_existed_is_reused_and_others_join_its_training(tmp_path):
+    spec = DataSpec(settings_per_game=1, frames_per_setting=1, val_settings_per_game=1, tile_px=96,
+                    tiles_per_frame=1, size=(320, 180))
+    yaml = build_dataset(spec, tmp_path / "old", progress=lambda s: None)
+    stamp = tmp_path / "old" / "spec.json"
+    old = json.loads(stamp.read_text())
+    del old["moving_share"]  # as written before the field existed
+    stamp.write_text(json.dumps(old, sort_keys=True))
+    assert build_dataset(spec, tmp_path / "old") == yaml
+    with pytest.raises(VisionError, match="holds another dataset"):
+        build_dataset(DataSpec(**{**old, "size": (320, 180), "moving_share": 0.4}), tmp_path / "old")
+    build_dataset(DataSpec(**{**old, "size": (320, 180), "seed": 2, "moving_share": 0.4}), tmp_path / "fast",
+                  progress=lambda s: None)
+    merged = merge_datasets(yaml, [tmp_path / "fast"])
+    text = merged.read_text()
+    assert f"  - {(tmp_path / 'old' / 'images' / 'train').resolve()}" in text
+    assert f"  - {(tmp_path / 'fast' / 'images' / 'train').resolve()}" in text
+    assert "val: images/val" in text and "  6: cue" in text and yaml.read_text().count("train:") == 1
+    with pytest.raises(VisionError, match="not a finished dataset folder"):
+        merge_datasets(yaml, [tmp_path / "nowhere"])
+
+
 @pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None, reason="ultralytics not installed")
 def test_specs_reject_bad_values():
     with pytest.raises(VisionError, match="unknown game"):
         DataSpec(games=("chess",))
     with pytest.raises(VisionError, match=">= 1"):
         DataSpec(frames_per_setting=0)
+    with pytest.raises(VisionError, match="moving share must be between 0 and 1"):
+        DataSpec(moving_share=1.5)
     with pytest.raises(VisionError, match="model YAML or a local .pt"):
         train(TrainSpec(model="yolo11n.pt", project="/nonexistent/runs"), "data.yaml", resume=False)
 
@@ -122,3 +170,15 @@ def test_train_command_rejects_a_bad_export_size(capsys):
     assert main(["train", "--export-size", "1280x720"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "shotjudge train: error: --export-size sides must be multiples of 32, got 1280x720"
+
+
+def test_train_command_renders_the_data_only_and_refuses_an_unfinished_extra_dataset(tmp_path, capsys):
+    common = ["train", "--renderers", "1", "--frames", "1", "--val-renderers", "1", "--tiles", "1", "--tile-px", "96"]
+    assert main(common + ["--data-dir", str(tmp_path / "ds"), "--moving", "0.3", "--data-only"]) == 0
+    assert json.loads((tmp_path / "ds" / "spec.json").read_text())["moving_share"] == 0.3
+    assert capsys.readouterr().out.strip().splitlines()[-1] == f"dataset: {tmp_path / 'ds' / 'data.yaml'}"
+    assert main(common + ["--data-dir", str(tmp_path / "ds"), "--moving", "0.3", "--also-train",
+                          str(tmp_path / "none"), "--name", "x"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("is not a finished dataset folder (build it with 'shotjudge train --data-dir')")
+    assert len(err.splitlines()) == 1 and not (tmp_path / "ds" / "data+none.yaml").exists()

@@ -78,6 +78,22 @@ def test_a_name_passed_between_one_players_pawns_is_undone_by_place_not_across_p
     assert same_player_names({"before": {"B2": [0.0, 0.0]}, "after": {}, "events": []}, {"A2": [0.0, 0.0]})["before"] == {"B2": [0.0, 0.0]}
 
 
+def test_a_marble_rolling_in_from_an_unknown_place_takes_the_true_name_of_the_one_that_moved():
+    """The judge does not know where a marble outside the view lies: vision names one rolling in with a
+    spare id. Judged on the true state it is the true record's moving marble of that player."""
+    from vision_clips import same_player_names
+    rec = {"before": {"A1": [10.0, 0.0]}, "after": {"A1": [10.0, 0.0]},
+           "events": [{"t": 0.1, "kind": "touch", "piece": "A6"}, {"t": 0.5, "kind": "pit", "piece": "A6"}]}
+    truth_before = {"A1": [10.0, 1.0], "A3": [200.0, 900.0], "A9": [300.0, 800.0]}
+    events_true = [{"t": 0.1, "kind": "touch", "piece": "A9"}, {"t": 0.5, "kind": "pit", "piece": "A9"}]
+    out = same_player_names(rec, truth_before, events_true=events_true)
+    assert [e["piece"] for e in out["events"]] == ["A9", "A9"] and out["before"] == {"A1": [10.0, 0.0]}
+    # without the true events it keeps its own name; a placed piece is never renamed by the events
+    assert [e["piece"] for e in same_player_names(rec, truth_before)["events"]] == ["A6", "A6"]
+    placed = dict(rec, before={"A6": [300.0, 801.0]})
+    assert [e["piece"] for e in same_player_names(placed, truth_before, events_true=[])["events"]] == ["A9", "A9"]
+
+
 def test_cvrnkana_game_every_shot_the_camera_saw_is_right_and_the_referee_enters_the_unseen_flicks():
     import accuracy
     from calibration import default_profile

@@ -21,10 +21,6 @@ FPS = 60.0
 LAYOUT = {"A6": (-35.0, 100.0), "B3": (-330.0, 150.0), "A10": (-40.0, -160.0)}
 
 
-def _marble(piece, xy, k):
-    return Detection("marble", (float(xy[0]), float(xy[1])), 7.0, piece[0], frame=k, t_s=k / FPS)
-
-
 def _hand(centre, half, k):
     x, y = centre
     return Detection("hand", (x, y), half, frame=k, t_s=k / FPS,
@@ -33,12 +29,17 @@ def _hand(centre, half, k):
 
 def _play(pipe, frames):
     """Feed ``frames`` (k -> (marbles {piece: xy}, hand centre or None, hand half-size)); the records."""
+    return _play_at(pipe, frames, FPS)
+
+
+def _play_at(pipe, frames, fps):
     recs = []
     for k, (marbles, hand, half) in frames:
-        items = [_marble(p, xy, k) for p, xy in marbles.items()]
+        items = [Detection("marble", (float(xy[0]), float(xy[1])), 7.0, p[0], frame=k, t_s=k / fps)
+                 for p, xy in marbles.items()]
         if hand is not None:
             items.append(_hand(hand, half, k))
-        rec = pipe.feed(Detections(k, k / FPS, tuple(items)))
+        rec = pipe.feed(Detections(k, k / fps, tuple(items)))
         if rec is not None:
             recs.append(rec)
     pipe.finish()
@@ -209,3 +210,40 @@ def test_a_marble_rolling_under_the_hand_that_follows_it_keeps_its_shot_open_unt
     recs = _play(pipe, frames)
     assert len(recs) == 1
     assert [(e["kind"], e["piece"]) for e in recs[0]["events"]] == [("touch", "B1"), ("pit", "B1")]
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_marble_rolling_over_the_pit_and_out_the_far_side_is_the_same_marble_not_one_in_the_pit(fps):
+    """Game seed 3, shot 9: A5 rolled at 1.3 m/s across the pit's hollow, out of sight in it for 0.1 s,
+    and out the other side. It was called into the pit and the marble coming out named A6 (a spare):
+    the calls of that shot were right, but the judge's state then had one of A's marbles too many in the
+    pit, and A's last field marble was later called a final flick."""
+    layout = {"A5": (-130.0, -290.0), "B3": (-330.0, 150.0)}
+    vel = (327.0, 730.0)  # 0.8 m/s across the pit's middle: out of sight over the hollow for 0.125 s
+
+    def a5(k):  # flicked at frame 0; unseen while its centre is within the pit's 50 mm
+        t = k / fps
+        return (layout["A5"][0] + vel[0] * t, layout["A5"][1] + vel[1] * t)
+
+    for stops_beyond in (True, False):
+        pipe = Pipeline(PROFILE)
+        pipe.start(layout, 0, 0.0)
+        pipe.tracker.off_view({}, ["A6", "B4"], ["A6", "B4"])
+        frames = []
+        roll = int(0.7 * fps)  # then it lies still
+        for k in range(-30, roll):
+            xy = a5(max(k, 0))
+            marbles = {"B3": layout["B3"]}
+            if (xy[0] ** 2 + xy[1] ** 2) ** 0.5 > 50.0 and (stops_beyond or xy[1] < 0.0):
+                marbles["A5"] = xy
+            frames.append((k + 30, (marbles, None, 0.0)))
+        for k in range(roll + 30, roll + 30 + int(fps)):
+            frames.append((k, ({"B3": layout["B3"], **({"A5": a5(roll)} if stops_beyond else {})}, None, 0.0)))
+        recs = _play_at(pipe, frames, fps)
+        assert len(recs) == 1
+        rec = recs[0]
+        kinds = [(e["kind"], e["piece"]) for e in rec["events"]]
+        if stops_beyond:
+            assert kinds == [("touch", "A5")] and rec["after"]["A5"] == pytest.approx(a5(roll), abs=1.0)
+        else:  # it did go in: nothing came out the far side
+            assert kinds == [("touch", "A5"), ("pit", "A5")] and "A5" not in rec["after"]

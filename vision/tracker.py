@@ -461,6 +461,11 @@ class Tracker:
             else:
                 tent = _Tentative(d, 1, d)
             if tent.hits >= self.hit_min:
+                piece = self._hopped_pit(d, tent.first)
+                if piece is not None:  # it rolled over the pit: the same marble, not one into it
+                    self._revive(piece, d, dets, tent.earlier)
+                    named.append(d.named(piece))
+                    continue
                 piece = self._expected_for(d)
                 if piece is not None:
                     self._put_down(piece, d, dets)
@@ -509,6 +514,10 @@ class Tracker:
     def _put_down(self, piece: str, d: Detection, dets: Detections) -> None:
         """``piece`` reappeared where the rules put it: continue its track (from wherever it was)."""
         del self._expected[piece]
+        self._revive(piece, d, dets)
+
+    def _revive(self, piece: str, d: Detection, dets: Detections, earlier: Sequence[Detection] = ()) -> None:
+        """Continue ``piece``'s track (live or ended) from ``d``, after the sightings ``earlier``."""
         xy = np.asarray(d.centre_mm, float)
         old = self._live.pop(piece, None) or self._gone.pop(piece, None)
         if piece in self._spares:
@@ -519,9 +528,25 @@ class Tracker:
             live = old
             live.left = live.left_t_s = live.left_where = live.left_frame = None
             live.pos, live.vel, live.misses, live.hidden_s, live.hidden_by = xy, np.zeros(2), 0, 0.0, None
+            live.states += [TrackState(piece, e.frame, e.t_s, e.centre_mm) for e in earlier]
             live.states.append(TrackState(piece, d.frame, dets.t_s, (float(xy[0]), float(xy[1]))))
             self._live[piece] = live
         live.t_obs_s, live.frame_obs = dets.t_s, d.frame
+
+    def _hopped_pit(self, d: Detection, first: Detection | None, within_s: float = 0.4,
+                    min_speed_mm_s: float = 300.0) -> str | None:
+        """A marble called into the pit moments ago whose straight path, run on to this newcomer's first
+        sighting, meets it: it rolled over the hollow (out of sight in it) and out the far side."""
+        f = first or d
+        for piece, g in self._gone.items():
+            speed = float(np.hypot(*g.vel))
+            dt = f.t_s - (g.left_t_s or 0.0)
+            if g.left != "pit" or g.left_where == "hand" or speed < min_speed_mm_s or not 0.0 < dt <= within_s \
+                    or piece_kind(self.surface.game, piece) != d.cls:
+                continue
+            if math.dist(g.pos + g.vel * dt, f.centre_mm) <= self.gate_margin_mm + 0.25 * speed * dt:
+                return piece
+        return None
 
     @staticmethod
     def _came_from(first: Detection | None, d: Detection, xy) -> bool:

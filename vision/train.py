@@ -25,7 +25,7 @@ from models import MODELS_DIR
 
 from .types import VisionError
 
-__all__ = ["DataSpec", "TrainSpec", "build_dataset", "train", "export", "MODEL_YAML"]
+__all__ = ["DataSpec", "TrainSpec", "build_dataset", "merge_datasets", "train", "export", "MODEL_YAML"]
 
 MODEL_YAML = MODELS_DIR / "shotjudge-yolo.yaml"
 VAL_SEED_OFFSET = 100_000  # validation renderers never share a seed with training ones
@@ -43,10 +43,13 @@ class DataSpec:
     tiles_per_frame: int = 6
     seed: int = 0
     size: tuple[int, int] = (1280, 720)
+    moving_share: float = 0.12  # pawns and marbles smeared by motion (vision.train_data.MOVING_SHARE)
 
     def __post_init__(self):
         if self.settings_per_game < 1 or self.frames_per_setting < 1 or self.tiles_per_frame < 1:
             raise VisionError("dataset sizes must be >= 1")
+        if not 0.0 <= self.moving_share <= 1.0:
+            raise VisionError(f"moving share must be between 0 and 1, got {self.moving_share}")
         unknown = set(self.games) - {"novuss", "cvrnkana"}
         if unknown or not self.games:
             raise VisionError(f"unknown game(s) {sorted(unknown)}: use novuss and/or cvrnkana")
@@ -82,7 +85,7 @@ def build_dataset(spec: DataSpec, out_dir: str | Path, progress=print) -> Path:
     out = Path(out_dir)
     stamp = out / "spec.json"
     want = json.dumps(asdict(spec), sort_keys=True)
-    if stamp.exists() and stamp.read_text() == want:
+    if stamp.exists() and _same_spec(stamp.read_text(), spec):
         return out / "data.yaml"
     if out.exists():
         raise VisionError(f"dataset folder {out} holds another dataset: remove it or choose another --data-dir")
@@ -98,7 +101,8 @@ def build_dataset(spec: DataSpec, out_dir: str | Path, progress=print) -> Path:
                 for k in range(count):
                     seed = spec.seed * 1_000_000 + offset + gi * 10_000 + k
                     rng = np.random.default_rng([seed, 0x711E])
-                    for lf in render_labelled(game, seed, spec.frames_per_setting, spec.size):
+                    for lf in render_labelled(game, seed, spec.frames_per_setting, spec.size,
+                                              moving_share=spec.moving_share):
                         for j, (img, boxes) in enumerate(tiles(lf, spec.tile_px, spec.tiles_per_frame, rng)):
                             stem = f"{game}_{seed}_{lf.index:03d}_{j}"
                             cv2.imwrite(str(tmp / "images" / split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
@@ -115,6 +119,36 @@ def build_dataset(spec: DataSpec, out_dir: str | Path, progress=print) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out / "data.yaml"
+
+
+def _same_spec(stored: str, spec: DataSpec) -> bool:
+    """Whether a finished dataset's ``spec.json`` describes ``spec``; fields added since it was written
+    count as their defaults (a dataset made before ``moving_share`` existed used the default)."""
+    try:
+        got = json.loads(stored)
+    except ValueError:
+        return False
+    defaults = json.loads(json.dumps(asdict(DataSpec())))
+    return {**defaults, **got} == json.loads(json.dumps(asdict(spec)))
+
+
+def merge_datasets(main_yaml: str | Path, others: list[str | Path]) -> Path:
+    """A ``data.yaml`` training on ``main_yaml``'s images and every other finished dataset folder's, and
+    validating on the main one's; written beside ``main_yaml`` (the datasets themselves are untouched)."""
+    main = Path(main_yaml)
+    trains = [main.parent.resolve() / "images" / "train"]
+    for o in others:
+        folder = Path(o)
+        if not (folder / "spec.json").exists() or not (folder / "images" / "train").is_dir():
+            raise VisionError(f"{folder} is not a finished dataset folder (build it with 'shotjudge train --data-dir')")
+        trains.append(folder.resolve() / "images" / "train")
+    text = main.read_text().splitlines()
+    body = [ln for ln in text if not ln.startswith(("path:", "train:", "val:"))]
+    lines = [f"path: {main.parent.resolve()}", "train:", *[f"  - {t}" for t in trains], "val: images/val", *body]
+    tag = "+".join(Path(o).resolve().name for o in others)
+    merged = main.parent / f"data+{tag}.yaml"
+    merged.write_text("\n".join(lines) + "\n")
+    return merged
 
 
 def _last(spec: TrainSpec) -> Path:

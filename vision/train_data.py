@@ -78,8 +78,14 @@ def _place(rng: np.random.Generator, placed: list, r: float, bounds: tuple[float
     return None
 
 
-def random_scene(game: str, profile, rng: np.random.Generator, index: int = 0, t_s: float = 0.0):
-    """A random layout (``SimFrame``) and its ``states_at(t)`` (moving pieces go straight at constant speed)."""
+MOVING_SHARE = 0.12  # share of pawns and marbles moving (smeared by the exposure); the bat moves in 40 %
+
+
+def random_scene(game: str, profile, rng: np.random.Generator, index: int = 0, t_s: float = 0.0,
+                 moving_share: float = MOVING_SHARE):
+    """A random layout (``SimFrame``) and its ``states_at(t)`` (moving pieces go straight at constant speed).
+    ``moving_share`` other than the default draws other layouts from the same rng (training data only: the
+    evaluation frames keep the default)."""
     from sim.frames import Occluder, PieceState, SimFrame
 
     g = profile.geometry
@@ -118,7 +124,7 @@ def random_scene(game: str, profile, rng: np.random.Generator, index: int = 0, t
         if xy is None:
             continue
         placed.append((xy[0], xy[1], r))
-        moving = rng.random() < (0.4 if kind == "bat" else 0.12)
+        moving = rng.random() < (max(0.4, moving_share) if kind == "bat" else moving_share)
         speed = rng.uniform(200.0, 4000.0) if moving else 0.0
         a = rng.uniform(0, 2 * math.pi)
         states.append((pid, kind, owner, r, xy, (speed * math.cos(a), speed * math.sin(a)), rng.uniform(0, 2 * math.pi)))
@@ -231,7 +237,7 @@ def make_renderer(game: str, seed: int, size: tuple[int, int] = (1280, 720), set
 
 
 def render_labelled(game: str, seed: int, n_frames: int, size: tuple[int, int] = (1280, 720),
-                    settings=None, made=None) -> Iterator[LabelledFrame]:
+                    settings=None, made=None, moving_share: float = MOVING_SHARE) -> Iterator[LabelledFrame]:
     """``n_frames`` random layouts drawn by one domain-randomised renderer (``make_renderer``; pass
     ``made`` to reuse one)."""
     profile, camera, renderer = made if made is not None else make_renderer(game, seed, size, settings)
@@ -239,7 +245,7 @@ def render_labelled(game: str, seed: int, n_frames: int, size: tuple[int, int] =
     rng = np.random.default_rng([seed, 0x7A1])
     for i in range(n_frames):
         t = i * 1.0  # layouts one second apart: nothing carries over between them
-        frame, states_at = random_scene(game, profile, rng, i, t)
+        frame, states_at = random_scene(game, profile, rng, i, t, moving_share)
         blur = st.blur_samples > 1 or st.rolling_shutter_s > 0
         image = renderer.render(frame, states_at if blur else None)
         boxes = label_frame(renderer, camera, profile, frame, states_at if blur else None,
