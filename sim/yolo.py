@@ -22,13 +22,15 @@ from .video import write_png
 
 __all__ = ["CLASSES", "class_id", "yolo_boxes", "labelled_pieces", "export_yolo"]
 
-CLASSES = ("pawn_A", "pawn_B", "bat", "marble_A", "marble_B", "hand", "cue")
+# the learned detector's class names, in its order (vision.train_data.CLASSES): a dataset exported here
+# trains a model that vision.detect_learned reads without renaming
+CLASSES = ("pawn_a", "pawn_b", "bat", "marble_a", "marble_b", "hand", "cue")
 MIN_VISIBLE = 0.5  # fraction of a box that must lie inside the image
 
 
 def class_id(kind: str, owner: str | None = None) -> int:
-    """Class index of a piece kind/owner ('pawn','A' -> pawn_A) or an occluder kind ('hand', 'cue')."""
-    name = kind if kind in ("bat", "hand", "cue") else f"{kind}_{owner}"
+    """Class index of a piece kind/owner ('pawn','A' -> pawn_a) or an occluder kind ('hand', 'cue')."""
+    name = kind if kind in ("bat", "hand", "cue") else f"{kind}_{str(owner).lower()}"
     try:
         return CLASSES.index(name)
     except ValueError:

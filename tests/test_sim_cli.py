@@ -26,8 +26,8 @@ from sim.yolo import CLASSES
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "docs" / "schemas"
 SMALL = ["--fps", "30", "--size", "320x180"]
-PIECE_CLASS = {("pawn", "A"): "pawn_A", ("pawn", "B"): "pawn_B", ("bat", None): "bat",
-               ("marble", "A"): "marble_A", ("marble", "B"): "marble_B"}
+PIECE_CLASS = {("pawn", "A"): "pawn_a", ("pawn", "B"): "pawn_b", ("bat", None): "bat",
+               ("marble", "A"): "marble_a", ("marble", "B"): "marble_b"}
 
 
 def sim(*argv) -> int:

@@ -207,7 +207,7 @@ def test_yolo_boxes_match_the_rendered_pieces(tmp_path):
     assert export_yolo([f], cam, NOVUSS, st, tmp_path, prefix="t") == 1
     rows = [line.split() for line in (tmp_path / "labels" / "train" / "t_000000.txt").read_text().splitlines()]
     classes = sorted(CLASSES[int(r[0])] for r in rows)
-    assert classes == ["bat", "hand", "pawn_A", "pawn_B"]  # A2 invisible, B2 under the hand
+    assert classes == ["bat", "hand", "pawn_a", "pawn_b"]  # A2 invisible, B2 under the hand
     assert "names:" in (tmp_path / "data.yaml").read_text() and "6: cue" in (tmp_path / "data.yaml").read_text()
     img = cv2.imread(str(tmp_path / "images" / "train" / "t_000000.png"))
     empty = Renderer(cam, NOVUSS, st).render(frame([]))
@@ -225,6 +225,14 @@ def test_yolo_boxes_match_the_rendered_pieces(tmp_path):
         assert abs(ys.min() + int(y0) - 3 - y0) < 1.5 and abs(ys.max() + int(y0) - 3 + 1 - y1) < 1.5
     boxes = yolo_boxes(f, cam, NOVUSS)
     assert len(boxes) == 4  # without occluders nothing hides B2
+
+
+def test_sim_yolo_classes_are_the_learned_detectors_in_its_order():
+    """A dataset from ``shotjudge sim --yolo`` trains a model whose names the learned detector reads."""
+    from vision.detect_learned import DEFAULT_CLASSES
+    from vision.train_data import CLASSES as TRAINED
+
+    assert CLASSES == TRAINED and set(CLASSES) == set(DEFAULT_CLASSES)
 
 
 def test_render_clip_writes_a_readable_video_and_pngs(tmp_path):
