@@ -131,12 +131,21 @@ def _tol(b) -> float:
     return 0.5 * max(b.xyxy[2] - b.xyxy[0], b.xyxy[3] - b.xyxy[1])
 
 
-def match(truth, cands, conf: float) -> tuple[set[int], set[int]]:
+def at(conf: float | dict, cls: str) -> float:
+    """The threshold of class ``cls``: one for all, or per class (a class not named takes the lowest)."""
+    return conf.get(cls, min(conf.values())) if isinstance(conf, dict) else float(conf)
+
+
+def conf_text(conf: float | dict) -> str:
+    return ",".join(f"{k}={v:g}" for k, v in conf.items()) if isinstance(conf, dict) else f"{conf:g}"
+
+
+def match(truth, cands, conf: float | dict) -> tuple[set[int], set[int]]:
     """Indices of ``truth`` hit at ``conf`` and of the ``cands`` that hit them (``learned.score``'s greedy
     nearest-first matching)."""
     pairs = []
     for j, c in enumerate(cands):
-        if c.score < conf:
+        if c.score < at(conf, c.cls):
             continue
         for i, b in enumerate(truth):
             if b.cls == c.cls:
@@ -157,7 +166,7 @@ class MissLog:
     FLAGS = ("partly covered", "touching", "moving", "blur > radius", "at frame edge", "cushion", "pocket",
              "pit", "odd-size marble")
 
-    def __init__(self, conf: float, count_visible: float):
+    def __init__(self, conf: float | dict, count_visible: float):
         self.conf, self.count_visible = conf, count_visible
         self.misses: list[Miss] = []
         self.pieces = defaultdict(lambda: [0, 0])  # (cls, flag) -> [n, missed]
@@ -202,7 +211,7 @@ class MissLog:
         """Where each detection that hit no piece lies (the ones ``learned.py`` counts as false)."""
         occluders = [b for b in lf.boxes if b.cls not in PIECE_CLASSES]
         for j, c in enumerate(cands):
-            if c.score < self.conf or j in used:
+            if c.score < at(self.conf, c.cls) or j in used:
                 continue
             near = [b for b in truth if math.dist(c.centre_px, b.centre_px) <= _tol(b)]
             if any(b.cls == c.cls and b.visible >= self.count_visible for b in near):
@@ -237,13 +246,13 @@ class MissLog:
             if c.cls == b.cls:
                 if off_by <= 1:
                     own = max(own, c.score)
-                    if c.score >= self.conf:
+                    if c.score >= at(self.conf, c.cls):
                         taken = taken or any(truth[k].cls == b.cls and k in hit
                                              and math.dist(c.centre_px, truth[k].centre_px) <= _tol(truth[k])
                                              for k in others)
-                elif c.score >= self.conf and iou >= 0.1:
+                elif c.score >= at(self.conf, c.cls) and iou >= 0.1:
                     off = True
-        cause = ("mix-up" if other_score >= self.conf else "taken" if taken else "off-centre" if off
+        cause = ("mix-up" if other and other_score >= at(self.conf, other) else "taken" if taken else "off-centre" if off
                  else "low-score" if own > 0 else "nothing")
         return Miss(lf.game, lf.seed, lf.index, b.piece, b.cls, cause, **circumstances,
                     best_cls=best.cls if best else "", best_score=round(best.score, 3) if best else 0.0,
@@ -268,7 +277,7 @@ class MissLog:
             raise
 
     def tables(self) -> str:
-        lines = [f"misses at conf {self.conf}: {len(self.misses)}; cause per class "
+        lines = [f"misses at conf {conf_text(self.conf)}: {len(self.misses)}; cause per class "
                  f"(mix-up: other class on it; taken: its box matched a neighbour; off-centre; low-score: "
                  f"its class below conf; nothing: not even at {FLOOR_CONF})"]
         lines.append(f"{'class':<10} {'n':>5} {'missed':>6}  " + " ".join(f"{c:>10}" for c in CAUSES))
@@ -291,7 +300,7 @@ class MissLog:
                          f"({sum(s >= 0.1 for s in low)} of {len(low)} at >= 0.10)")
         wheres = ("2nd box, same class", "2nd box, covered piece", "on a piece, other class", "touching a piece's box",
                   "on the hand or cue", "on the board")
-        lines.append(f"false alarms at conf {self.conf}: {sum(self.false.values())}, by detected class and place")
+        lines.append(f"false alarms at conf {conf_text(self.conf)}: {sum(self.false.values())}, by detected class and place")
         lines.append(f"{'class':<10} " + " ".join(f"{w[:14]:>14}" for w in wheres))
         for cls in PIECE_CLASSES:
             if any(self.false[(cls, w)] for w in wheres):

@@ -72,6 +72,7 @@ def per_class(default: float, **over) -> tuple[tuple[str, float], ...]:
 
 
 MARBLES_15 = per_class(0.25, marble_a=0.15, marble_b=0.15)
+LOW_FOR_SMALL = per_class(0.25, bat=0.10, marble_a=0.05, marble_b=0.05)  # pawns .25, the bat .10, marbles .05
 SETTINGS = (
     Setting("shipped (conf .25)"),
     Setting("conf .15", 0.15),
@@ -112,6 +113,8 @@ SETTINGS = (
     Setting("game iou .5 refine local .10", 0.10, iou=0.5, game=True, refine="local"),
     Setting("game iou .5 refine local .05", 0.05, iou=0.5, game=True, refine="local"),
     Setting("game iou .5 conf .05", 0.05, iou=0.5, game=True),
+    Setting("game iou .5 p.25 b.10 m.05", LOW_FOR_SMALL, iou=0.5, game=True),
+    Setting("game iou .5 p.25 b.10 m.05 refine local", LOW_FOR_SMALL, iou=0.5, game=True, refine="local"),
 )
 PT_SETTINGS = (
     Setting("pt 1280 (check)", source="pt-1280"),

@@ -117,3 +117,23 @@ def test_factory_rejects_unknown_names(plane_profile):
     with pytest.raises(VisionError, match="fallback"):
         make_detector("learned", plane, profile, fallback="learned")
     assert isinstance(make_detector("classical", plane, profile), ClassicalDetector)
+
+
+@needs_ultralytics
+def test_a_per_class_threshold_for_a_class_the_detector_does_not_know_is_a_one_line_error(plane_profile):
+    plane, profile = plane_profile
+    with pytest.raises(VisionError) as err:
+        load_learned(None, plane, conf={"pawn_a": 0.25, "pawn_z": 0.1})
+    msg = str(err.value)
+    assert "\n" not in msg and "confidence thresholds for unknown classes: pawn_z" in msg
+
+
+def test_confidence_thresholds_parse_as_one_number_or_one_per_class():
+    from vision.detectors import parse_conf
+
+    assert parse_conf("0.1") == 0.1
+    assert parse_conf("pawn_a=0.25, marble_a=0.05") == {"pawn_a": 0.25, "marble_a": 0.05}
+    for bad, words in (("high", "must be a number or CLASS=NUMBER"), ("pawn_a=x", "must be a number"),
+                       ("1.5", "between 0 and 1"), ("pawn_a=0", "between 0 and 1"), ("", "must be a number")):
+        with pytest.raises(VisionError, match=words):
+            parse_conf(bad)

@@ -382,3 +382,47 @@ def test_cvrnkana_field_marble_flicked_in_from_far_off_still_gets_its_name():
     tracker.off_view({"A7": (-108.0, -736.0), "A3": (400.0, 300.0)}, [])
     path = [(-57.0 + 1.2 * k, -353.0 + 12.0 * k) for k in range(5)] + [(-51.0, -290.0)] * 4
     assert _roll_in(tracker, path, "A") == "A7"
+
+
+def test_ultralytics_boxes_become_board_detections_with_one_threshold_or_one_per_class():
+    from types import SimpleNamespace
+
+    from vision.detect_learned import DEFAULT_CLASSES
+
+    names = {0: "pawn_a", 1: "pawn_b", 2: "bat", 3: "marble_a", 4: "marble_b", 5: "hand", 6: "cue"}
+    class Boxes(SimpleNamespace):  # ultralytics' Boxes as far as the adapter reads them
+        def __len__(self):
+            return len(self.conf)
+
+    boxes = Boxes(xyxy=np.array([[10.0, 10.0, 30.0, 30.0], [50.0, 50.0, 66.0, 66.0], [0.0, 0.0, 100.0, 60.0]]),
+                  conf=np.array([0.30, 0.12, 0.20]), cls=np.array([0, 3, 5]))
+    result = SimpleNamespace(boxes=boxes, names=names)
+    half = lambda px: np.asarray(px, float) / 2.0  # noqa: E731 - 2 px per mm
+
+    def got(min_score):
+        return [(d.kind, d.owner, d.centre_mm, round(d.radius_mm, 3)) for d in
+                Detections.from_ultralytics(result, half, 3, 0.05, DEFAULT_CLASSES, min_score)]
+
+    assert got(0.25) == [("pawn", "A", (10.0, 10.0), 5.0)]
+    assert got(0.1) == [("pawn", "A", (10.0, 10.0), 5.0), ("marble", "A", (29.0, 29.0), 4.0),
+                        ("hand", None, (25.0, 15.0), pytest.approx(29.155, abs=1e-3))]
+    # per class: marbles from 0.1, pawns from 0.25; a class not named (the hand) takes the lowest given
+    assert [g[:2] for g in got({"pawn_a": 0.25, "marble_a": 0.1})] == [("pawn", "A"), ("marble", "A"), ("hand", None)]
+    assert [g[:2] for g in got({"pawn_a": 0.35, "marble_a": 0.15, "hand": 0.25})] == []
+
+
+def test_a_second_box_of_one_class_on_one_disc_is_dropped_the_stronger_kept():
+    from vision.detect_learned import one_box_per_disc
+
+    def marble(x, owner, score):
+        return Detection("marble", (x, 0.0), 7.0, owner, score)
+
+    hand = Detection("hand", (0.0, 50.0), 40.0, outline_mm=((-40.0, 10.0), (40.0, 10.0), (40.0, 90.0), (-40.0, 90.0)))
+    dets = Detections(4, 0.1, (marble(0.0, "A", 0.3), hand, marble(5.0, "A", 0.6), marble(14.5, "A", 0.2),
+                               marble(3.0, "B", 0.1)))
+    got = one_box_per_disc(dets)
+    # 5 mm apart: one disc (the 0.6 box kept); 9.5 mm from it: a touching neighbour (7 mm radii); the other
+    # player's box on the same place is left for the tracker (a mix-up, not a duplicate)
+    assert [(d.kind, d.centre_mm[0], d.score) for d in got.items] == [
+        ("hand", 0.0, 1.0), ("marble", 5.0, 0.6), ("marble", 14.5, 0.2), ("marble", 3.0, 0.1)]
+    assert (got.frame, got.t_s) == (4, 0.1)

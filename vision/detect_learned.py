@@ -25,7 +25,7 @@ import numpy as np
 
 from .types import Detections, VisionError
 
-__all__ = ["LearnedDetector", "DEFAULT_CLASSES", "GAME_KINDS"]
+__all__ = ["LearnedDetector", "DEFAULT_CLASSES", "GAME_KINDS", "one_box_per_disc"]
 
 # model class name -> (kind, owner)
 DEFAULT_CLASSES: Mapping[str, tuple[str, str | None]] = {
@@ -57,7 +57,7 @@ def _predictor_keeping(keep: frozenset[str]):
 
 class LearnedDetector:
     def __init__(self, weights: str | Path, plane, classes: Mapping[str, tuple[str, str | None]] = DEFAULT_CLASSES,
-                 imgsz: int = 640, conf: float = 0.25, refine: bool = False, profile=None,
+                 imgsz: int = 640, conf: float | Mapping[str, float] = 0.25, refine: bool = False, profile=None,
                  background: np.ndarray | None = None, drop_unfit: bool = False, game: str | None = None,
                  iou: float = 0.7):
         path = Path(weights)
@@ -78,6 +78,12 @@ class LearnedDetector:
             self.model = YOLO(str(path), task="detect")
         except Exception as exc:  # a corrupt file: ultralytics raises many kinds
             raise VisionError(f"learned detector: cannot load {path}: {exc}") from None
+        if isinstance(conf, Mapping):
+            unknown = set(conf) - set(classes)
+            if unknown or not conf:
+                raise VisionError(f"learned detector: confidence thresholds for unknown classes: "
+                                  f"{', '.join(sorted(unknown)) or 'none given'} (known: {', '.join(classes)})")
+            conf = dict(conf)
         self.plane, self.classes, self.imgsz, self.conf, self.iou = plane, dict(classes), imgsz, conf, float(iou)
         self.game = game
         self._predictor = None
@@ -93,13 +99,31 @@ class LearnedDetector:
 
     def predict(self, image: np.ndarray, conf: float | None = None, max_det: int = 300):
         """The network's boxes for one image (an ultralytics ``Results``), down to ``conf`` (default: the
-        detector's), with this detector's game classes and NMS."""
-        return self.model.predict(image, imgsz=self.imgsz, conf=self.conf if conf is None else conf, iou=self.iou,
+        detector's lowest threshold), with this detector's game classes and NMS."""
+        floor = min(self.conf.values()) if isinstance(self.conf, dict) else self.conf
+        return self.model.predict(image, imgsz=self.imgsz, conf=floor if conf is None else conf, iou=self.iou,
                                   max_det=max_det, verbose=False, predictor=self._predictor)[0]
 
     def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
         result = self.predict(image)
-        dets = Detections.from_ultralytics(result, self.plane.to_board_mm, frame, t_s, self.classes, self.conf)
+        dets = one_box_per_disc(Detections.from_ultralytics(result, self.plane.to_board_mm, frame, t_s, self.classes,
+                                                            self.conf))
         if self.refiner is not None:
             dets = self.refiner.refine(image, dets, self.background)
         return dets
+
+
+def one_box_per_disc(dets: Detections) -> Detections:
+    """Drop a piece box whose centre lies within the smaller radius of a higher-scoring box of the same
+    class: two discs cannot overlap that far, so it is a second box on one piece (NMS keeps boxes that
+    overlap less than its IoU, and a low threshold lets the weaker ones through). The smaller radius,
+    because a smeared piece's box is long: its neighbour is no duplicate."""
+    kept: list = []
+    for d in sorted(dets.pieces(), key=lambda d: -d.score):
+        if not any(k.kind == d.kind and k.owner == d.owner and
+                   np.hypot(k.centre_mm[0] - d.centre_mm[0], k.centre_mm[1] - d.centre_mm[1]) < min(k.radius_mm, d.radius_mm)
+                   for k in kept):
+            kept.append(d)
+    order = {id(d): i for i, d in enumerate(dets.items)}
+    items = sorted(kept + dets.occluders(), key=lambda d: order[id(d)])
+    return Detections(dets.frame, dets.t_s, tuple(items))

@@ -17,9 +17,14 @@ from models import MODELS_DIR
 
 from .types import VisionError
 
-__all__ = ["DEFAULT_WEIGHTS", "DEFAULT_IMGSZ", "make_detector", "load_learned"]
+__all__ = ["DEFAULT_WEIGHTS", "DEFAULT_IMGSZ", "DEFAULT_CONF", "DEFAULT_IOU", "make_detector", "load_learned", "parse_conf"]
 
 DEFAULT_WEIGHTS = MODELS_DIR / "shotjudge-det.onnx"
+# the shipped model's operating point, measured by bench/learned.py (models/README.md): a class's boxes
+# count from this score; NMS merges boxes overlapping more than DEFAULT_IOU
+DEFAULT_CONF: float | dict[str, float] = {"pawn_a": 0.25, "pawn_b": 0.25, "bat": 0.10, "marble_a": 0.05,
+                                          "marble_b": 0.05, "hand": 0.25, "cue": 0.25}
+DEFAULT_IOU = 0.5
 DEFAULT_IMGSZ = (736, 1280)  # height, width the shipped model was exported for (a 1280x720 frame, padded)
 HOW_TO_GET = ("use the shipped models/shotjudge-det.onnx (git checkout -- models/) or train one with "
               "'shotjudge train'")
@@ -27,9 +32,22 @@ HOW_TO_GET = ("use the shipped models/shotjudge-det.onnx (git checkout -- models
 log = logging.getLogger(__name__)
 
 
-def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: float = 0.25, refine: bool = False,
-                 profile=None, background: np.ndarray | None = None, drop_unfit: bool = False,
-                 game: str | None = None, iou: float = 0.7):
+def parse_conf(text: str) -> float | dict[str, float]:
+    """A confidence threshold from text: one number (``0.1``) or one per class (``pawn_a=0.25,marble_a=0.1``)."""
+    try:
+        out = float(text) if "=" not in text else \
+            {k.strip(): float(v) for k, v in (part.split("=", 1) for part in text.split(",") if part.strip())}
+    except ValueError:
+        raise VisionError(f"confidence threshold must be a number or CLASS=NUMBER,...; got {text!r}") from None
+    values = list(out.values()) if isinstance(out, dict) else [out]
+    if not values or not all(0.0 < v < 1.0 for v in values):
+        raise VisionError(f"confidence thresholds must lie between 0 and 1; got {text!r}")
+    return out
+
+
+def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: float | dict = DEFAULT_CONF,
+                 refine: bool = False, profile=None, background: np.ndarray | None = None, drop_unfit: bool = False,
+                 game: str | None = None, iou: float = DEFAULT_IOU):
     """A ``LearnedDetector`` that has already run once; ``VisionError`` (one line, saying how to get a
     model) when the file is missing, empty, damaged or not a detector. ``refine``/``profile``/``background``:
     sub-pixel box centres by the rim fit (``vision.refine``); ``game``: only that game's classes compete
@@ -66,7 +84,7 @@ def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: f
 
 
 def make_detector(kind: str, plane, profile, weights: str | Path | None = None, fallback: str | None = None,
-                  imgsz=DEFAULT_IMGSZ, conf: float = 0.25, appearance=None, **learned):
+                  imgsz=DEFAULT_IMGSZ, conf: float | dict = DEFAULT_CONF, appearance=None, **learned):
     """The detector named by ``kind``; if the learned one cannot be loaded and ``fallback == "classical"``,
     the classical one (with a logged warning) instead of an error. The classical detector (given the
     calibration's piece ``appearance``) still needs ``learn_background`` / ``learn_colours`` from the

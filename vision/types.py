@@ -101,11 +101,13 @@ class Detections:
 
     @classmethod
     def from_ultralytics(cls, result: Any, to_board: Callable[[np.ndarray], np.ndarray], frame: int, t_s: float,
-                         names: Mapping[str, tuple[str, str | None]], min_score: float = 0.25) -> "Detections":
+                         names: Mapping[str, tuple[str, str | None]],
+                         min_score: float | Mapping[str, float] = 0.25) -> "Detections":
         """Convert one ``ultralytics`` ``Results`` (boxes in image px) to board-mm detections.
 
         ``to_board`` is the calibration's pixel→mm mapping (N,2 px → N,2 mm); ``names`` maps the model's
         class names to (kind, owner), e.g. ``{"pawn_a": ("pawn", "A"), "hand": ("hand", None)}``.
+        ``min_score``: one threshold, or one per class name (a class not named takes the lowest given).
         A piece's radius is half the mean box side measured in mm; an occluder keeps its box as outline.
         """
         boxes = getattr(result, "boxes", None)
@@ -115,11 +117,12 @@ class Detections:
         conf = np.asarray(_numpy(boxes.conf), float).reshape(-1)
         class_ids = np.asarray(_numpy(boxes.cls), int).reshape(-1)
         model_names = result.names
+        floor = min(min_score.values()) if isinstance(min_score, Mapping) else float(min_score)
         items = []
         for (x0, y0, x1, y1), score, cid in zip(xyxy, conf, class_ids):
-            if score < min_score:
+            name = model_names[int(cid)]
+            if score < (min_score.get(name, floor) if isinstance(min_score, Mapping) else floor):
                 continue
-            name = model_names[int(cid)] if not isinstance(model_names, (list, tuple)) else model_names[int(cid)]
             if name not in names:
                 raise VisionError(f"model class {name!r} has no meaning here (known: {', '.join(names)})")
             kind, owner = names[name]
