@@ -372,7 +372,8 @@ def _learned(profile, clip, fps, seed, refine: str | None = None):
 
 def _score_detections(profile, fr, dets, stats) -> None:
     """Recall, precision and position error against the pieces a camera could see (in view, on the
-    surface, not under a hand or the cue)."""
+    surface, not under a hand or the cue). A detection inside the pit is a marble out of play, which the
+    pipeline drops (``Pipeline._field_only``): it counts neither way."""
     pcs = dets.pieces()
     surface = Surface.from_profile(profile)
     used = set()
@@ -386,7 +387,8 @@ def _score_detections(profile, fr, dets, stats) -> None:
             used.add(best[1])
             stats["det_hit"] += 1
             stats["pos_err"].append(best[0])
-    stats["det_got"] += sum(1 for q in pcs if not dets.occluded(q.centre_mm, 0.0))
+    stats["det_got"] += sum(1 for q in pcs if not dets.occluded(q.centre_mm, 0.0)
+                            and not (surface.pit_radius_mm and surface.in_pit(q.centre_mm, -1.0)))
 
 
 # -- the table ----------------------------------------------------------------------------------------------
