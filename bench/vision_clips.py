@@ -145,7 +145,7 @@ def same_player_names(rec: dict, before_true: dict, within_mm: float = 20.0, eve
     from rules.record import owner
 
     ids = set(rec.get("before", {})) | set(rec.get("after", {}))
-    ids |= {e[k] for e in rec.get("events", ()) for k in ("a", "b", "piece") if isinstance(e.get(k), str)}
+    ids |= set(_named(rec.get("events", ())))
     mapping: dict[str, str] = {}
     for who in ("A", "B"):
         mine = sorted(p for p in ids if owner(p) == who)
