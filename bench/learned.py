@@ -36,10 +36,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from calibration.plane import PlaneMap  # noqa: E402
-from learned_misses import at, conf_text  # noqa: E402
+from learned_misses import conf_text  # noqa: E402
 
 from vision.detectors import DEFAULT_CONF, DEFAULT_IOU, parse_conf  # noqa: E402
 from vision.train_data import CLASSES, MIN_VISIBLE, PIECE_CLASSES, make_renderer, render_labelled, yolo_lines  # noqa: E402
+from vision.types import class_threshold, lowest_threshold  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_BASE = 900_000
@@ -102,7 +103,7 @@ def det_points(dets, plane, min_score: float | dict = 0.0) -> list[tuple[str, fl
     out = []
     for d in dets.pieces():
         cls = "bat" if d.kind == "bat" else f"{d.kind}_{(d.owner or '?').lower()}"
-        if d.score < at(min_score, cls):
+        if d.score < class_threshold(min_score, cls):
             continue
         if d.centre_px is not None:
             u, v = d.centre_px
@@ -161,8 +162,7 @@ def evaluate(args):
     t0 = time.perf_counter()
     for k, game, seed, made, plane in unseen_looks(args.renderers, args.first_look):
         profile, camera, renderer = made
-        floor = min(SWEEP + tuple(args.conf.values() if isinstance(args.conf, dict) else (args.conf,)))
-        learned = load_learned(args.weights, plane, conf=floor,
+        learned = load_learned(args.weights, plane, conf=min(SWEEP + (lowest_threshold(args.conf),)),
                                game=None if args.every_class else game, iou=args.iou)
         classical = classical_for(game, profile, camera, renderer, plane) if not args.no_classical else None
         context = scene_context(game, seed, args.frames, profile, renderer.settings) if misses else None

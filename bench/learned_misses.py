@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from vision.train_data import PIECE_CLASSES, random_scene
+from vision.types import class_threshold
 
 __all__ = ["FLOOR_CONF", "Candidate", "MissLog", "candidates", "scene_context"]
 
@@ -131,11 +132,6 @@ def _tol(b) -> float:
     return 0.5 * max(b.xyxy[2] - b.xyxy[0], b.xyxy[3] - b.xyxy[1])
 
 
-def at(conf: float | dict, cls: str) -> float:
-    """The threshold of class ``cls``: one for all, or per class (a class not named takes the lowest)."""
-    return conf.get(cls, min(conf.values())) if isinstance(conf, dict) else float(conf)
-
-
 def conf_text(conf: float | dict) -> str:
     return ",".join(f"{k}={v:g}" for k, v in conf.items()) if isinstance(conf, dict) else f"{conf:g}"
 
@@ -145,7 +141,7 @@ def match(truth, cands, conf: float | dict) -> tuple[set[int], set[int]]:
     nearest-first matching)."""
     pairs = []
     for j, c in enumerate(cands):
-        if c.score < at(conf, c.cls):
+        if c.score < class_threshold(conf, c.cls):
             continue
         for i, b in enumerate(truth):
             if b.cls == c.cls:
@@ -211,7 +207,7 @@ class MissLog:
         """Where each detection that hit no piece lies (the ones ``learned.py`` counts as false)."""
         occluders = [b for b in lf.boxes if b.cls not in PIECE_CLASSES]
         for j, c in enumerate(cands):
-            if c.score < at(self.conf, c.cls) or j in used:
+            if c.score < class_threshold(self.conf, c.cls) or j in used:
                 continue
             near = [b for b in truth if math.dist(c.centre_px, b.centre_px) <= _tol(b)]
             if any(b.cls == c.cls and b.visible >= self.count_visible for b in near):
@@ -246,13 +242,13 @@ class MissLog:
             if c.cls == b.cls:
                 if off_by <= 1:
                     own = max(own, c.score)
-                    if c.score >= at(self.conf, c.cls):
+                    if c.score >= class_threshold(self.conf, c.cls):
                         taken = taken or any(truth[k].cls == b.cls and k in hit
                                              and math.dist(c.centre_px, truth[k].centre_px) <= _tol(truth[k])
                                              for k in others)
-                elif c.score >= at(self.conf, c.cls) and iou >= 0.1:
+                elif c.score >= class_threshold(self.conf, c.cls) and iou >= 0.1:
                     off = True
-        cause = ("mix-up" if other and other_score >= at(self.conf, other) else "taken" if taken else "off-centre" if off
+        cause = ("mix-up" if other and other_score >= class_threshold(self.conf, other) else "taken" if taken else "off-centre" if off
                  else "low-score" if own > 0 else "nothing")
         return Miss(lf.game, lf.seed, lf.index, b.piece, b.cls, cause, **circumstances,
                     best_cls=best.cls if best else "", best_score=round(best.score, 3) if best else 0.0,

@@ -23,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .types import Detections, VisionError
+from .types import Detections, VisionError, lowest_threshold
 
 __all__ = ["LearnedDetector", "DEFAULT_CLASSES", "GAME_KINDS", "one_box_per_disc"]
 
@@ -100,8 +100,8 @@ class LearnedDetector:
     def predict(self, image: np.ndarray, conf: float | None = None, max_det: int = 300):
         """The network's boxes for one image (an ultralytics ``Results``), down to ``conf`` (default: the
         detector's lowest threshold), with this detector's game classes and NMS."""
-        floor = min(self.conf.values()) if isinstance(self.conf, dict) else self.conf
-        return self.model.predict(image, imgsz=self.imgsz, conf=floor if conf is None else conf, iou=self.iou,
+        floor = lowest_threshold(self.conf if conf is None else conf)
+        return self.model.predict(image, imgsz=self.imgsz, conf=floor, iou=self.iou,
                                   max_det=max_det, verbose=False, predictor=self._predictor)[0]
 
     def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
@@ -119,11 +119,12 @@ def one_box_per_disc(dets: Detections) -> Detections:
     overlap less than its IoU, and a low threshold lets the weaker ones through). The smaller radius,
     because a smeared piece's box is long: its neighbour is no duplicate."""
     kept: list = []
+    dropped: set[int] = set()
     for d in sorted(dets.pieces(), key=lambda d: -d.score):
-        if not any(k.kind == d.kind and k.owner == d.owner and
-                   np.hypot(k.centre_mm[0] - d.centre_mm[0], k.centre_mm[1] - d.centre_mm[1]) < min(k.radius_mm, d.radius_mm)
-                   for k in kept):
+        if any(k.kind == d.kind and k.owner == d.owner and
+               np.hypot(k.centre_mm[0] - d.centre_mm[0], k.centre_mm[1] - d.centre_mm[1]) < min(k.radius_mm, d.radius_mm)
+               for k in kept):
+            dropped.add(id(d))
+        else:
             kept.append(d)
-    order = {id(d): i for i, d in enumerate(dets.items)}
-    items = sorted(kept + dets.occluders(), key=lambda d: order[id(d)])
-    return Detections(dets.frame, dets.t_s, tuple(items))
+    return Detections(dets.frame, dets.t_s, tuple(d for d in dets.items if id(d) not in dropped))

@@ -13,7 +13,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["KINDS", "OCCLUDERS", "Detection", "Detections", "TrackState", "Track", "Event", "VisionError"]
+__all__ = ["KINDS", "OCCLUDERS", "Detection", "Detections", "TrackState", "Track", "Event", "VisionError",
+           "class_threshold", "lowest_threshold"]
 
 KINDS = ("pawn", "bat", "marble", "hand", "cue")
 OCCLUDERS = ("hand", "cue")
@@ -117,11 +118,10 @@ class Detections:
         conf = np.asarray(_numpy(boxes.conf), float).reshape(-1)
         class_ids = np.asarray(_numpy(boxes.cls), int).reshape(-1)
         model_names = result.names
-        floor = min(min_score.values()) if isinstance(min_score, Mapping) else float(min_score)
         items = []
         for (x0, y0, x1, y1), score, cid in zip(xyxy, conf, class_ids):
             name = model_names[int(cid)]
-            if score < (min_score.get(name, floor) if isinstance(min_score, Mapping) else floor):
+            if score < class_threshold(min_score, name):
                 continue
             if name not in names:
                 raise VisionError(f"model class {name!r} has no meaning here (known: {', '.join(names)})")
@@ -140,6 +140,16 @@ class Detections:
                 items.append(Detection(kind, centre, (w + h) / 8.0, owner, float(score),
                                        (float((x0 + x1) / 2), float((y0 + y1) / 2)), frame, t_s))
         return cls(frame, t_s, tuple(items))
+
+
+def class_threshold(conf: float | Mapping[str, float], name: str) -> float:
+    """The score a box of class ``name`` needs: one threshold for all, or one per class name (a class not
+    named takes the lowest given)."""
+    return float(conf.get(name, lowest_threshold(conf))) if isinstance(conf, Mapping) else float(conf)
+
+
+def lowest_threshold(conf: float | Mapping[str, float]) -> float:
+    return float(min(conf.values())) if isinstance(conf, Mapping) else float(conf)
 
 
 def _numpy(value: Any) -> np.ndarray:
