@@ -34,8 +34,9 @@ only by owner, and the judge folds its own records, so a name passed between two
 changes no call (it still counts as an id switch). "judge fold": the calls the judge itself makes, folding
 its own records from the opening (its state keeps vision's names), with the referee overruling each wrong
 call so play goes on from the true state; the pipeline is told of penalty and returned pieces from these
-rulings, and of the marbles out of its view from the judge's own state (``judge.replay.tell_off_view``:
-known places only where the judge knows them), as in ``shotjudge replay`` and ``live``.
+rulings, and of the marbles out of its view from the judge's own state (``Ruleset.hints``:
+known places only where the judge knows them), as in ``shotjudge replay`` and ``live``: the bench judges
+with the same referee step (``judge.referee.Referee``).
 """
 from __future__ import annotations
 
@@ -49,17 +50,15 @@ from collections import defaultdict
 
 import numpy as np
 
-sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from vision_clips import in_view, match_events, on_surface, oracle_detections, same_player_names  # noqa: E402
-
+from bench.vision_clips import in_view, match_events, on_surface, oracle_detections, same_player_names  # noqa: E402
 from calibration import default_profile  # noqa: E402
-from judge.replay import tell_off_view  # noqa: E402
-from rules import engine_for  # noqa: E402
+from judge.referee import Referee  # noqa: E402
+from rules import GAMES, engine_for  # noqa: E402
 from rules.record import parse_record  # noqa: E402
 from vision.board import Surface  # noqa: E402
-from vision.pipeline import Pipeline  # noqa: E402
+from vision.pipeline import Pipeline, hints_for  # noqa: E402
 
 GAP_BINS = ((0.0, 1.0, "<1ms"), (1.0, 2.0, "1-2ms"), (2.0, 5.0, "2-5ms"), (5.0, 1e9, ">=5ms"))
 SET_SEEDS = (1, 2, 3)  # whole Novuss sets: about 180 shots
@@ -68,22 +67,6 @@ QUICK = ("own-opponent-3ms", "opponent-first", "ricochet", "bat-pocketed", "touc
 
 
 # -- the clips ----------------------------------------------------------------------------------------------
-def log_states() -> None:
-    """Make every simulated session remember the engine state before each shot (the rulings compare
-    vision and truth records against the same state)."""
-    from sim.session import _Session
-    if getattr(_Session.referee, "_logs_states", False):
-        return
-    plain = _Session.referee
-
-    def referee(self, record):
-        self.__dict__.setdefault("states_before", []).append(self.state)
-        return plain(self, record)
-
-    referee._logs_states = True
-    _Session.referee = referee
-
-
 def gap_episode(profile, seed: int):
     """The bat grazes two pawns a random 0-8 ms apart, own or opponent first (seeded)."""
     from sim.scenarios_novuss import own_opponent
@@ -127,9 +110,10 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     phase = rng.uniform(0.0, 1.0 / fps) if phase_s is None else phase_s
     t_start = clip.t_start_s + phase
     pipe = Pipeline(profile)
+    referee = Referee(engine_for(profile.game, profile.geometry))
     f0 = clip.states_at(t_start, 0)
-    pipe.start({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible and p.z_mm > -20 and in_view(profile, p.x_mm, p.y_mm)},
-               0, f0.t_s)
+    pipe.start(hints_for({p.id: (p.x_mm, p.y_mm) for p in f0.pieces
+                          if p.visible and p.z_mm > -20 and in_view(profile, p.x_mm, p.y_mm)}), 0, f0.t_s)
     renderer = det = None
     if detector == "classical":
         renderer, det = _classical(profile, clip, fps, seed)
@@ -140,9 +124,9 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     n = int((clip.t_end_s - t_start) * fps) + 1 + int(1.0 * fps)
     named_ok: dict[str, bool] = {}
     shot_of = _shot_index(truths)
-    states = getattr(ep.session, "states_before", [])
+    states = ep.session.states_before  # the engine's state before each shot, as the simulator refereed it
     if states:
-        tell_off_view(pipe, states[0])
+        pipe.tell(referee.hints(states[0]))
     own_state = states[0] if states else None  # the judge's own fold over the vision records
     fold: dict = {}  # truth shot index -> did the judge's call match
     entered: list[dict] = []
@@ -151,21 +135,21 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
         fr = clip.states_at(t_start + k / fps, k)
         while referee_unseen and waiting < len(truths) and truths[waiting]["t1"] < fr.t_s:
             i, waiting = waiting, waiting + 1
-            if not _unseen(profile, truths[i], clip) or any(shot_of(r) == i for r in pipe.records):
+            if not _unseen(profile, truths[i], clip) or any(shot_of(s.shot.to_dict()) == i for s in pipe.shots):
                 continue
-            now = own_state if getattr(own_state, "outcome", None) is None else states[i]
+            now = own_state if own_state is None or own_state.outcome is None else states[i]
             touched = next(e["piece"] for e in truths[i]["events"] if e["kind"] == "touch")
-            on_field = touched in dict(getattr(now, "field", ()) or ())
+            on_field = touched in dict(now.field)
             rec = engine_for(profile.game, profile.geometry).unseen_flick(now, touched if on_field else None, truths[i]["t1"])
             entered.append(rec)
             stats["referee_entries"] += 1
-            own_state, fold[i] = _judge(profile, own_state, rec, pipe, states, rulings, i)
+            own_state, fold[i], _ = _judge(referee, own_state, parse_record(rec), pipe, states, rulings, i)
         if det is None:
             dets = oracle_detections(fr, 0.3, rng, profile=profile, clip=clip, exposure_s=0.5 / fps)
         else:
             dets = det.detect(renderer.render(fr, clip.states_at), k, fr.t_s)
         _score_detections(profile, fr, dets, stats)
-        rec = pipe.feed(dets)
+        seen = pipe.feed(dets)
         truth_at = {p.id: p for p in fr.pieces}
         for d in pipe.last_named.pieces():
             tp = truth_at.get(d.piece)
@@ -173,49 +157,45 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
             if named_ok.get(d.piece, True) and not ok:
                 stats["id_switches"] += 1
             named_ok[d.piece] = ok
-        if rec is not None:
-            i = shot_of(rec)
-            own_state, fold[i] = _judge(profile, own_state, rec, pipe, states, rulings, i)
+        if seen is not None:
+            i = shot_of(seen.shot.to_dict())
+            own_state, fold[i], _ = _judge(referee, own_state, seen.shot, pipe, states, rulings, i)
     pipe.finish()
-    _score_shots(profile, ep, truths, pipe.records + entered, stats, fold)
-    return pipe.records
+    records = [s.shot.to_dict() for s in pipe.shots]
+    _score_shots(profile, ep, truths, records + entered, stats, fold)
+    return records
 
 
-def _judge(profile, state, rec, pipe, states, rulings, i):
-    """What the judge does with a record of truth shot ``i`` (None: an invented shot): apply it to its own
-    game state (folded over the vision records, not the truth, so pieces keep vision's names), tell vision
-    where the ruling's penalty and returned pieces will be put down and what the game state says is out of
-    view, and say whether the call matches the ground-truth ruling. A game that is over is followed by
-    the next as the referee sets it up; a wrong call is overruled, play going on from the true state.
-    Returns (the judge's state after the shot, call right).
+def _judge(referee, state, shot, pipe, states, rulings, i):
+    """What the judge does with a shot of truth shot ``i`` (None: an invented shot): the one referee step
+    (``judge.referee``, as ``shotjudge live`` and ``replay``) on its own game state (folded over the vision
+    records, not the truth, so pieces keep vision's names), vision told the step's hints (penalty and
+    returned pieces about to be put down, the marbles out of view, who is to move), and whether the call
+    matches the ground-truth ruling. A game that is over is followed by the next as the simulator's referee
+    set it up; a wrong call is overruled, play going on from the true state (vision is then told that
+    state, with the placements of the call it made). Returns (the judge's state after the shot, call right,
+    the referee's step: None when the judge had no state to judge on).
 
     Vision hears of the pieces out of its view from the judge's own state, as in ``judge.live``: vision's
     names (which may swap two of one player's marbles) then stay the names the judge folds with."""
     truth_after = states[i + 1] if i is not None and i + 1 < len(states) else None
     if state is None:
         if truth_after is not None:
-            tell_off_view(pipe, truth_after)
-        return state, False
-    if i is not None and getattr(state, "outcome", None) is not None:
+            pipe.tell(referee.hints(truth_after))
+        return state, False, None
+    if i is not None and state.outcome is not None:
         state = states[i]
+    step = referee.step(state, shot, 1)
     ok = False
-    try:
-        after, ruling = Pipeline(profile).engine(rec).apply(state, parse_record(dict(rec)))
-    except Exception:  # a refused record: the referee decides
-        after = state
-    else:
-        pipe.expect({a.piece: tuple(a.at) for a in ruling.actions
-                     if a.kind in ("return", "place_penalty") and a.piece and a.at is not None})
-        if i is not None:
-            want = sorted(c["code"] for c in rulings[i]["calls"] if not c.get("review"))
-            got = sorted(c.code for c in ruling.calls if not c.review)
-            ok = want == got and rulings[i].get("next_player") == ruling.next_player
-    if not ok and truth_after is not None:  # the referee overrules: play goes on from the true state
-        after = truth_after
-    told = truth_after if getattr(after, "outcome", None) is not None else after  # a game over: the next is set up
+    if step.judged and i is not None:
+        want = sorted(c["code"] for c in rulings[i]["calls"] if not c.get("review"))
+        got = sorted(c.code for c in step.ruling.calls if not c.review)
+        ok = want == got and rulings[i].get("next_player") == step.ruling.next_player
+    after = truth_after if not ok and truth_after is not None else step.state  # the referee overrules
+    told = truth_after if after.outcome is not None else after  # a game over: the next is set up
     if told is not None:
-        tell_off_view(pipe, told)
-    return after, ok
+        pipe.tell(referee.engine.hints(told, step.ruling))
+    return after, ok, step
 
 
 def _shot_index(truths):
@@ -243,7 +223,7 @@ def _score_shots(profile, ep, truths, records, stats, fold: dict) -> None:
             stats["ruling_notes"].append(f"{ep.scenario}: invented shot at {rec['t0']:.2f}s")
         else:
             owned[i].append(rec)
-    states = getattr(ep.session, "states_before", [None] * len(truths))
+    states = ep.session.states_before or [None] * len(truths)
     for i, truth in enumerate(truths):
         stats["shots"] += 1
         got = owned.get(i, [])
@@ -273,10 +253,10 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> None:
     if state is None:
         return
     plain = engine_for(profile.game, profile.geometry)
-    eng = Pipeline(profile).engine(rec)
     _, r_true = plain.apply(state, parse_record(dict(truth)))
     try:
-        _, r_got = eng.apply(state, parse_record(rec))
+        shot = parse_record(rec)
+        _, r_got = plain.told(shot).apply(state, shot)
     except Exception as exc:  # a record the engine refuses is a wrong ruling
         stats["rulings"].append(False)
         stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} refused: {str(exc)[:90]}")
@@ -288,14 +268,14 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> None:
     asks = any(c.review for c in r_got.calls) or bool((rec.get("meta") or {}).get("review"))
     flagged = asks and not any(c.review for c in r_true.calls)
     stats["rulings"].append(same)
-    if profile.game == "cvrnkana":
+    if not profile.spec.sees_whole_field:
         stats["rulings_view"].append((_left_view(profile, truth), same))
     stats["rulings_flagged"] += flagged
     if not same:
         stats["rulings_wrong_flagged" if flagged else "rulings_wrong_silent"] += 1
         stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {codes(r_true)} -> {codes(r_got)}"
                                      f"{' (flagged)' if flagged else ''}")
-    if profile.game == "novuss":
+    if profile.spec.striker:  # the first contact of the striker (the bat)
         _first_contact(truth, r_true, r_got, stats)
 
 
@@ -303,7 +283,7 @@ def _unseen(profile, truth, clip, step_s: float = 0.02) -> bool:
     """A Cvrnkaná flick the camera had nothing of to see: no marble it moved (the flicked one, and any
     it knocked on) was in the view at any moment of the shot (sampled every ``step_s``), and none reached
     the pit. The referee enters the flicked marble only; whether that gives the right call is measured."""
-    if truth.get("game") != "cvrnkana" or any(e["kind"] == "pit" for e in truth["events"]):
+    if profile.spec.sees_whole_field or any(e["kind"] == "pit" for e in truth["events"]):
         return False
     before, after = truth.get("before", {}), truth.get("after", {})
     moved = {p for p, xy in after.items() if before.get(p) != xy} | {e["piece"] for e in truth["events"] if e["kind"] == "touch"}
@@ -348,7 +328,7 @@ def _first_contact(truth, r_true, r_got, stats) -> None:
 def _classical(profile, clip, fps, seed):
     """The classical detector on this clip's renderer (the same set-up as bench/vision_detect.py), with the
     profile's piece colours measured once on the first frame's layout, as the judge does."""
-    from vision_detect import setup
+    from bench.vision_detect import setup
 
     renderer, det = setup(profile, clip, fps, seed, colours="appearance")
     f0 = clip.frame(0, fps)
@@ -360,12 +340,13 @@ def _learned(profile, clip, fps, seed, refine: str | None = None):
     """The shipped learned detector (``models/shotjudge-det.onnx`` through ultralytics) on this clip's
     renderer, mapped to the board by the same camera model as the classical one; ``refine``: box centres
     refined by the rim fit against the empty board (``"background"``) or the board around each box (``"local"``)."""
+    from bench.vision_detect import setup
+    from judge.weights import shipped_weights
     from vision.detectors import load_learned
-    from vision_detect import setup
 
     renderer, classical = setup(profile, clip, fps, seed, colours="appearance")
     background = classical.background if refine in ("background", "background-drop") else None
-    return renderer, load_learned(None, classical.plane, refine=refine is not None, profile=profile, background=background,
+    return renderer, load_learned(shipped_weights(), classical.plane, refine=refine is not None, profile=profile, background=background,
                                   drop_unfit=bool(refine and refine.endswith("-drop")),  # boxes with no plausible rim dropped
                                   game=profile.game)  # only this game's classes compete for a box, as in the judge
 
@@ -469,8 +450,7 @@ def main(argv=None) -> int:
                     help="Cvrnkaná: the referee enters each flick played wholly out of the camera's view (overlay "
                          "'Flick out of view'); counted in the 'referee entries' column")
     args = ap.parse_args(argv)
-    log_states()
-    profiles = {g: default_profile(g) for g in ("novuss", "cvrnkana")}
+    profiles = {g: default_profile(g) for g in GAMES}
     gap_seeds = args.gap_seeds if args.gap_seeds is not None else (20 if args.quick else 120)
     groups = {g.strip() for g in args.groups.split(",")} if args.groups else None
     built = [(group, game, name, seed, builder(profiles[game], seed))

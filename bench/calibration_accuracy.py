@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+sys.path.insert(0, ROOT)
 
 from calibration import default_profile  # noqa: E402
 from calibration.calfile import Calibration  # noqa: E402
@@ -29,7 +29,7 @@ from calibration.landmarks import landmarks_mm  # noqa: E402
 from calibration.markers import MarkerDetector  # noqa: E402
 from calibration.plane import fit_detection, fit_markers  # noqa: E402
 from calibration.sheets import marker_pages  # noqa: E402
-from synthetic_board import charuco_texture, render_board, render_plane  # noqa: E402
+from sim.synthetic_board import charuco_texture, render_board, render_plane  # noqa: E402
 
 W, H = 1280, 720
 LENS = (-0.12, 0.03, 0.0, 0.0, 0.0)

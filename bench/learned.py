@@ -35,11 +35,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench.learned_misses import conf_text  # noqa: E402
 from calibration.plane import PlaneMap  # noqa: E402
-from learned_misses import conf_text  # noqa: E402
-
+from judge.training.data import CLASSES, PIECE_CLASSES, make_renderer, render_labelled, yolo_lines  # noqa: E402
 from vision.detectors import DEFAULT_CONF, DEFAULT_IOU, parse_conf  # noqa: E402
-from vision.train_data import CLASSES, MIN_VISIBLE, PIECE_CLASSES, make_renderer, render_labelled, yolo_lines  # noqa: E402
 from vision.types import class_threshold, lowest_threshold  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,17 +66,17 @@ def opening_frame(game, profile, index: int):
     """A known layout with every class on it, no occluders: what the classical detector learns colours from."""
     from sim.frames import PieceState, SimFrame
 
-    g = profile.geometry
+    spec = profile.spec
     pcs = []
-    if game == "novuss":
-        r, h = g["pawn_diameter_mm"] / 2, g["surface_mm"] / 2
+    if spec.striker:  # Novuss: both rows of pawns and the bat
+        r, h = spec.piece_radii_mm["pawn"], spec.half_mm
         for k in range(8):
             x = (k - 3.5) * (2 * r + 1)
             pcs.append(PieceState(f"A{k + 1}", "pawn", "A", x, h - r - 1, 0.0, 0.0, r, True))
             pcs.append(PieceState(f"B{k + 1}", "pawn", "B", x, -h + r + 1, 0.0, 0.0, r, True))
-        pcs.append(PieceState("bat", "bat", None, 150.0, -300.0, 0.0, 0.0, g["bat_diameter_mm"] / 2, True))
+        pcs.append(PieceState("bat", "bat", None, 150.0, -300.0, 0.0, 0.0, spec.piece_radii_mm["bat"], True))
     else:
-        r = g["marble_diameter_mm"] / 2
+        r = spec.piece_radii_mm["marble"]
         for k in range(5):
             pcs.append(PieceState(f"A{k + 1}", "marble", "A", -300.0 + 60 * k, -150.0, 0.0, 0.0, r, True))
             pcs.append(PieceState(f"B{k + 1}", "marble", "B", -300.0 + 60 * k, 150.0, 0.0, 0.0, r, True))
@@ -154,7 +153,7 @@ def evaluate(args):
     frames_out = []
     misses = None
     if args.misses:
-        from learned_misses import MissLog, candidates, scene_context
+        from bench.learned_misses import MissLog, candidates, scene_context
 
         misses = MissLog(args.conf, COUNT_VISIBLE)
     stats = {"learned": defaultdict(lambda: [0, 0]), "classical": defaultdict(lambda: [0, 0])}
@@ -269,7 +268,7 @@ def speed(args, image):
     return rows
 
 
-def main(argv=None) -> int:
+def _args(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--weights", default=str(ROOT / "models" / "shotjudge-det.onnx"))
     ap.add_argument("--pt", default=str(ROOT / "models" / "shotjudge-det.pt"))
@@ -291,7 +290,25 @@ def main(argv=None) -> int:
     ap.add_argument("--iou", type=float, default=DEFAULT_IOU,
                     help=f"learned: NMS IoU threshold (default the shipped detector's, {DEFAULT_IOU:g})")
     ap.add_argument("--misses", metavar="FILE", help="write every missed piece (CSV) and print the causes")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def _print_sweep(sweep) -> None:
+    print("learned, by confidence threshold: recall of pawns+bat / marbles (all, partly covered), precision")
+    for c in SWEEP:
+        st = sweep[c]
+
+        def rec(classes, stratum):
+            n = sum(st[(k, stratum)][0] for k in classes)
+            return f"{100 * sum(st[(k, stratum)][1] for k in classes) / n:6.2f}%" if n else "     -"
+        got, hit = st["_det"]
+        print(f"  conf {c:.2f}: {rec(PIECE_CLASSES[:3], 'all')} {rec(PIECE_CLASSES[:3], 'partly covered')}  "
+              f"{rec(PIECE_CLASSES[3:], 'all')} {rec(PIECE_CLASSES[3:], 'partly covered')}  "
+              f"precision {100 * hit / max(got, 1):6.2f}%")
+
+
+def main(argv=None) -> int:
+    args = _args(argv)
     cv2.setNumThreads(1)
     frames, stats, plane, sweep, misses = evaluate(args)
     n_occ = sum(lf.occluded for lf in frames)
@@ -312,17 +329,7 @@ def main(argv=None) -> int:
         got, hit = stats[name]["_det"]
         if got or name == "learned":
             print(f"precision {name:<10} {100 * hit / max(got, 1):7.2f}% ({got - hit} false of {got})")
-    print("learned, by confidence threshold: recall of pawns+bat / marbles (all, partly covered), precision")
-    for c in SWEEP:
-        st = sweep[c]
-
-        def rec(classes, stratum):
-            n = sum(st[(k, stratum)][0] for k in classes)
-            return f"{100 * sum(st[(k, stratum)][1] for k in classes) / n:6.2f}%" if n else "     -"
-        got, hit = st["_det"]
-        print(f"  conf {c:.2f}: {rec(PIECE_CLASSES[:3], 'all')} {rec(PIECE_CLASSES[:3], 'partly covered')}  "
-              f"{rec(PIECE_CLASSES[3:], 'all')} {rec(PIECE_CLASSES[3:], 'partly covered')}  "
-              f"precision {100 * hit / max(got, 1):6.2f}%")
+    _print_sweep(sweep)
     if misses is not None:
         misses.write(args.misses)
         learned_missed = sum(stats["learned"][(cls, "all")][0] - stats["learned"][(cls, "all")][1]

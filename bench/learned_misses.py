@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from vision.train_data import PIECE_CLASSES, random_scene
+from judge.training.data import PIECE_CLASSES, random_scene
 from vision.types import class_threshold
 
 __all__ = ["FLOOR_CONF", "Candidate", "MissLog", "candidates", "scene_context"]
@@ -92,7 +92,7 @@ def scene_context(game: str, seed: int, n_frames: int, profile, settings) -> dic
     scenes ``render_labelled(game, seed, n_frames)`` draws (same rng, same order)."""
     rng = np.random.default_rng([seed, 0x7A1])
     blur = settings.blur_samples > 1 or settings.rolling_shutter_s > 0
-    g = profile.geometry
+    spec = profile.spec
     out = {}
     for i in range(n_frames):
         frame, states_at = random_scene(game, profile, rng, i, i * 1.0)
@@ -105,18 +105,20 @@ def scene_context(game: str, seed: int, n_frames: int, profile, settings) -> dic
             gap = min((math.hypot(p.x_mm - o.x_mm, p.y_mm - o.y_mm) - p.radius_mm - o.radius_mm
                        for o in pcs if o.id != p.id), default=math.inf)
             ctx[p.id] = (p.x_mm, p.y_mm, p.radius_mm, speed, speed * settings.exposure_s if blur else 0.0, gap,
-                         _place(game, g, p.x_mm, p.y_mm, p.radius_mm))
+                         _place(spec, p.x_mm, p.y_mm, p.radius_mm))
         out[i] = ctx
     return out
 
 
-def _place(game: str, g, x: float, y: float, r: float) -> str:
-    if game == "novuss":
-        h = g["surface_mm"] / 2
-        if math.hypot(abs(x) - h, abs(y) - h) - g["pocket_radius_mm"] - r < NEAR_MM:
+def _place(spec, x: float, y: float, r: float) -> str:
+    """Where a piece of radius ``r`` at (x, y) lies on the game's surface (``spec``: ``rules.game``):
+    near a pocket, a cushion or the pit, or in the open."""
+    if spec.pockets_mm:
+        h = spec.half_mm
+        if math.hypot(abs(x) - h, abs(y) - h) - spec.pocket_radius_mm - r < NEAR_MM:
             return "pocket"
         return "cushion" if h - max(abs(x), abs(y)) - r < NEAR_MM else "open"
-    return "pit" if math.hypot(x, y) - g["pit_diameter_mm"] / 2 - r < NEAR_MM else "open"
+    return "pit" if math.hypot(x, y) - spec.pit_radius_mm - r < NEAR_MM else "open"
 
 
 def _iou(a, b) -> float:

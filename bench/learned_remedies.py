@@ -35,12 +35,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from learned import COUNT_VISIBLE, ROOT, opening_frame, score, unseen_looks  # noqa: E402
-
-from vision.train_data import CLASSES, PIECE_CLASSES, render_labelled  # noqa: E402
+from bench.learned import COUNT_VISIBLE, ROOT, opening_frame, score, unseen_looks  # noqa: E402
+from judge.training.data import CLASSES, PIECE_CLASSES, render_labelled  # noqa: E402
 
 FLOOR_CONF = 0.01
 GAME_CLASSES = {"novuss": ("pawn_a", "pawn_b", "bat", "hand", "cue"), "cvrnkana": ("marble_a", "marble_b", "hand")}

@@ -44,7 +44,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
 ROOT = Path(__file__).resolve().parent.parent
 FPS = 60.0
@@ -137,7 +136,7 @@ class IdentityScore:
 # -- the clip -------------------------------------------------------------------------------------------------
 def truth_of(profile, frame) -> dict:
     """{piece: (x_mm, y_mm, radius_mm)} of the pieces a camera could see (on the surface, in view)."""
-    from vision_clips import in_view
+    from bench.vision_clips import in_view
 
     return {p.id: (p.x_mm, p.y_mm, p.radius_mm) for p in frame.pieces
             if p.visible and p.z_mm > -20.0 and in_view(profile, p.x_mm, p.y_mm)}
@@ -169,7 +168,7 @@ class Ours:
     name = "shotjudge learned"
 
     def __init__(self, profile, plane, weights: Path, threads: int, conf: float):
-        from judge.replay import assembler_for
+        from judge.setup import assembler_for
         from vision.detectors import make_detector
         from vision.pipeline import Pipeline
 
@@ -180,7 +179,9 @@ class Ours:
         self.records = 0
 
     def start(self, layout, frame: int, t_s: float) -> None:
-        self.pipe.start(layout, frame, t_s)
+        from vision.pipeline import hints_for
+
+        self.pipe.start(hints_for(layout), frame, t_s)
 
     def step(self, image, frame: int, t_s: float):
         t0 = time.perf_counter()
@@ -246,9 +247,9 @@ class Ultra:
 def run_clip(args, profile, scenario: str, times: dict, scores: dict) -> dict:
     import torch
 
+    from bench.vision_detect import setup
     from sim.scenarios_novuss import SCENARIOS
     from vision.detectors import DEFAULT_IMGSZ
-    from vision_detect import setup
 
     clip = SCENARIOS[scenario][0](profile, args.seed).clip()
     renderer, classical = setup(profile, clip, FPS, args.seed, colours="appearance")

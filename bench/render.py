@@ -60,7 +60,7 @@ def novuss_scene(profile):
 def cvrnkana_scene(profile):
     g = profile.geometry
     r = g["marble_diameter_mm"] / 2
-    hw, hh = g["view_half_width_mm"] - r, g["view_half_height_mm"] - r
+    hh = g["view_half_height_mm"] - r
 
     def states_at(t_s: float, index: int = 0) -> SimFrame:
         pieces = []
@@ -80,7 +80,7 @@ def cvrnkana_scene(profile):
 def measure(game: str, settings: RenderSettings, size, n_frames: int, runs: int, fps: float = 60.0):
     profile = default_profile(game)
     camera = make_camera(profile, size[0], size[1], settings)
-    scene = novuss_scene(profile) if game == "novuss" else cvrnkana_scene(profile)
+    scene = novuss_scene(profile) if profile.spec.striker else cvrnkana_scene(profile)
     frames = [scene(i / fps, i) for i in range(n_frames)]
     rates, setups = [], []
     for _ in range(runs):

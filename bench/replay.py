@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
 from hardware import open_source  # noqa: E402
 from judge.cmd_replay import same_ruling  # noqa: E402
@@ -60,7 +59,7 @@ def main(argv=None) -> int:
                                                     ("state", "start-state.json"), ("video", "video.mp4"))})
     factory = None
     if args.scripted:
-        from replay_helpers import ScriptedVision
+        from sim.scripted_vision import ScriptedVision
         factory = lambda cal, bg: ScriptedVision(demo, args.fps)  # noqa: E731
     truth = demo.truth
     load0 = os.getloadavg()[0]

@@ -40,11 +40,11 @@ def on_surface(surface, p, airborne_mm: float = 2.0) -> bool:
 
 def in_view(profile, x_mm: float, y_mm: float) -> bool:
     """Whether the overhead camera sees a point: the frame around the Novuss board, the Cvrnkaná view."""
-    g = profile.geometry
-    if profile.game == "novuss":
-        hx = hy = g["frame_mm"] / 2
+    spec = profile.spec
+    if spec.sees_whole_field:  # the frame round the board
+        hx = hy = spec.geometry.frame_mm / 2
     else:
-        hx, hy = g["view_half_width_mm"], g["view_half_height_mm"]
+        hx, hy = spec.bounds_mm
     return abs(x_mm) <= hx and abs(y_mm) <= hy
 
 

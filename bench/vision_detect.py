@@ -26,7 +26,6 @@ from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
 CAMERAS = {
     "straight": dict(),
@@ -55,21 +54,21 @@ def setup(profile, clip, fps: float, seed: int, camera: str = "straight", blur_s
     if colours == "appearance":
         return renderer, det
     # colours: each class once, where its pieces first lie still on view with no hand over the board
-    from vision.detect_classical import _piece_class
+    kind_of = profile.spec.kind_of  # (kind, owner): one class each
 
-    wanted = {_piece_class(profile.game, p.id) for p in f0.pieces}
+    wanted = {kind_of(p.id) for p in f0.pieces}
     for k in range(0, clip.n_frames(fps), 3):
         f = clip.frame(k, fps)
         if f.occluders:
             continue
         layout = {p.id: (p.x_mm, p.y_mm) for p in f.pieces if p.visible and abs(p.z_mm) < 0.5
-                  and _piece_class(profile.game, p.id) in wanted}
+                  and kind_of(p.id) in wanted}
         if layout:  # only what the camera sees
             px = cam.project(np.array(list(layout.values())))
             layout = {p: xy for (p, xy), (u, v) in zip(layout.items(), px) if 20 < u < width - 20 and 20 < v < height - 20}
         if layout:
             det.learn_colours(renderer.render(f), layout)
-            wanted -= {_piece_class(profile.game, p) for p in layout}
+            wanted -= {kind_of(p) for p in layout}
         if not wanted:
             break
     return renderer, det
@@ -77,7 +76,7 @@ def setup(profile, clip, fps: float, seed: int, camera: str = "straight", blur_s
 
 def occluder_polygons(renderer, frame) -> list[np.ndarray]:
     """Board-plane polygons of what each hand/cue hides: its silhouette seen from the camera, and the arm."""
-    from vision_clips import occluder_outline
+    from bench.vision_clips import occluder_outline
 
     out = []
     for o in frame.occluders:
@@ -97,8 +96,8 @@ def score_frame(renderer, frame, dets, stats, near_mm: float = 10.0, match_mm: f
     """Add one frame's comparison of detections with the truth to ``stats`` (a defaultdict(int) with lists)."""
     polys = occluder_polygons(renderer, frame)
     cam = renderer.camera
+    from bench.vision_clips import on_surface
     from vision.board import Surface
-    from vision_clips import on_surface
 
     surface = Surface.from_profile(renderer.profile)
     truth = [p for p in frame.pieces if on_surface(surface, p)]

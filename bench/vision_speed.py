@@ -17,7 +17,6 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(det, frames, cold: bool):
@@ -36,10 +35,10 @@ def _run(det, frames, cold: bool):
 def main(argv=None) -> int:
     import cv2
 
+    from bench.vision_detect import setup
     from calibration import default_profile
     from sim.scenarios_cvrnkana import SCENARIOS as CVR
     from sim.scenarios_novuss import SCENARIOS as NOV
-    from vision_detect import setup
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--game", default="novuss", choices=("novuss", "cvrnkana"))
@@ -49,8 +48,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     profile = default_profile(args.game)
-    table_ = NOV if args.game == "novuss" else CVR
-    name = args.scenario or ("opening" if args.game == "novuss" else "pit-entry")
+    novuss = bool(profile.spec.striker)  # the bat's game: its scenarios, else Cvrnkaná's
+    table_ = NOV if novuss else CVR
+    name = args.scenario or ("opening" if novuss else "pit-entry")
     ep = table_[name][0](profile, 1)
     clip = ep.clip()
     renderer, det = setup(profile, clip, 60.0, 1, args.camera)

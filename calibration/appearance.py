@@ -25,10 +25,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from rules.game import GAMES, PLAYERS
+
 __all__ = ["CLASSES", "PieceLook", "Appearance", "AppearanceError", "appearance_from_dict", "merged"]
 
-#: appearance classes per game
-CLASSES = {"novuss": ("pawn_A", "pawn_B", "bat"), "cvrnkana": ("marble_A", "marble_B")}
+#: appearance classes per game: each player's pieces (``pawn_A``...), then the striker (``bat``) if any
+CLASSES = {name: tuple(f"{game.piece_kind}_{p}" for p in PLAYERS) + ((game.striker,) if game.striker else ())
+           for name, game in GAMES.items()}
 
 
 class AppearanceError(ValueError):

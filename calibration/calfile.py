@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from rules.game import GAMES
+
 from .atomic import write_atomic
 from .errors import CalibrationError
 from .plane import PlaneFit, PlaneMap
@@ -140,7 +142,7 @@ def _profile(data: dict, where: str) -> Profile:
     return profile
 
 
-def load_calibration(path, expected_image_size=None) -> Calibration:
+def load_calibration(path, expected_image_size=None) -> Calibration:  # noqa: C901
     """Read a calibration file, refusing (``CalibrationError``, one line) anything missing, truncated,
     malformed or inconsistent - including a file made for another image size than ``expected_image_size``."""
     where = str(path)
@@ -158,7 +160,7 @@ def load_calibration(path, expected_image_size=None) -> Calibration:
     if data.get("schema") != SCHEMA:
         raise CalibrationError(f"{where}: schema must be {SCHEMA!r}, got {data.get('schema')!r} "
                                f"(re-run shotjudge calibrate)")
-    if data.get("game") not in ("novuss", "cvrnkana"):
+    if data.get("game") not in tuple(GAMES):
         raise CalibrationError(f"{where}: game must be 'novuss' or 'cvrnkana', got {data.get('game')!r}")
     profile = _profile(data, where)
     size = data.get("image_size")
@@ -209,12 +211,10 @@ def load_calibration(path, expected_image_size=None) -> Calibration:
 
 def _check_board_in_view(plane: PlaneMap, profile: Profile, where: str) -> None:
     """A homography that puts the board behind the camera or flips it is not a calibration."""
-    if profile.game == "novuss":
-        h = profile["surface_mm"] / 2
-        square = np.array([[-h, h], [h, h], [h, -h], [-h, -h]])
-    else:
-        r = profile["pit_diameter_mm"]
-        square = np.array([[-r, r], [r, r], [r, -r], [-r, -r]])
+    spec = profile.spec
+    # a square the camera must see the right way round: round the pit (its diameter out), else the board
+    r = spec.geometry.pit_diameter_mm if spec.has_pit else spec.bounds_mm[0]
+    square = np.array([[-r, r], [r, r], [r, -r], [-r, -r]])
     q = np.column_stack([square, np.ones(4)]) @ plane.board_to_undistorted.T
     if np.any(q[:, 2] <= 0):
         raise CalibrationError(f"{where}: the homography puts the board behind the camera (file edited or corrupt)")

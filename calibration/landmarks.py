@@ -21,31 +21,31 @@ def _circle(r: float, n: int = 120, centre=(0.0, 0.0)) -> np.ndarray:
 def landmarks_mm(profile: Profile) -> dict[str, tuple[float, float]]:
     """Named board points: pocket centres, zone corners, circle points, centre-line ends (Novuss); pit
     centre and rim, start-line ends (Cvrnkaná)."""
-    g = profile.geometry
+    spec = profile.spec
+    g = spec.geometry
     out: dict[str, tuple[float, float]] = {}
-    if profile.game == "novuss":
-        h = g["surface_mm"] / 2
-        for name, (sx, sy) in {"SW": (-1, -1), "SE": (1, -1), "NW": (-1, 1), "NE": (1, 1)}.items():
-            out[f"pocket_{name}"] = (sx * h, sy * h)
+    if spec.pockets_mm:  # a board: pockets at the corners, striking zones, centre circle and line
+        h = spec.half_mm
+        for name in ("SW", "SE", "NW", "NE"):  # the landmarks' own order (south row first)
+            out[f"pocket_{name}"] = spec.pockets_mm[name]
         for side, sy in (("S", -1), ("N", 1)):
-            inner = sy * (h - g["zone_depth_mm"])
+            inner = sy * (h - g.zone_depth_mm)
             for xs, xn in ((-1, "W"), (1, "E")):
-                x = xs * g["zone_half_width_mm"]
+                x = xs * g.zone_half_width_mm
                 out[f"zone_{side}_{xn}_inner"] = (x, inner)
                 out[f"zone_{side}_{xn}_cushion"] = (x, sy * h)
-        for k, (x, y) in enumerate(_circle(g["circle_radius_mm"], 8)):
+        for k, (x, y) in enumerate(_circle(g.circle_radius_mm, 8)):
             out[f"circle_{k * 45}"] = (float(x), float(y))
         out["centre"] = (0.0, 0.0)
         out["centre_line_S"] = (0.0, -h)
         out["centre_line_N"] = (0.0, h)
-    else:
+    if spec.has_pit:  # a field: the pit and the start lines
         out["pit_centre"] = (0.0, 0.0)
-        for k, (x, y) in enumerate(_circle(g["pit_diameter_mm"] / 2, 8)):
+        for k, (x, y) in enumerate(_circle(spec.pit_radius_mm, 8)):
             out[f"pit_rim_{k * 45}"] = (float(x), float(y))
-        d, gap, length = g["start_line_distance_mm"], g["start_line_gap_mm"], g["start_line_length_mm"]
-        for name, x0, x1 in (("left", -gap / 2 - length, -gap / 2), ("right", gap / 2, gap / 2 + length)):
-            out[f"start_{name}_outer"] = (x0 if name == "left" else x1, -d)
-            out[f"start_{name}_inner"] = (x1 if name == "left" else x0, -d)
+        for name, (outer, inner) in zip(("left", "right"), spec.start_lines_mm()):
+            out[f"start_{name}_outer"] = outer
+            out[f"start_{name}_inner"] = inner
     return out
 
 
@@ -63,27 +63,27 @@ def drawing_mm(profile: Profile) -> list[tuple[str, np.ndarray, bool]]:
         return np.concatenate([seg((x0, y0), (x1, y0)), seg((x1, y0), (x1, y1)), seg((x1, y1), (x0, y1)),
                                seg((x0, y1), (x0, y0))])
 
-    g = profile.geometry
+    spec = profile.spec
+    g = spec.geometry
     out: list[tuple[str, np.ndarray, bool]] = []
-    if profile.game == "novuss":
-        h = g["surface_mm"] / 2
+    if spec.pockets_mm:  # a board: cushion lines and frame, striking zones, centre circle and line, pockets
+        h = spec.half_mm
         out.append(("outline", rect(-h, -h, h, h), True))
-        f = g["frame_mm"] / 2
+        f = g.frame_mm / 2
         out.append(("outline", rect(-f, -f, f, f), True))
         for sy in (-1, 1):
-            inner = sy * (h - g["zone_depth_mm"])
-            zx = g["zone_half_width_mm"]
+            inner = sy * (h - g.zone_depth_mm)
+            zx = g.zone_half_width_mm
             out.append(("zone", rect(-zx, min(inner, sy * h), zx, max(inner, sy * h)), True))
-        out.append(("circle", _circle(g["circle_radius_mm"]), True))
+        out.append(("circle", _circle(g.circle_radius_mm), True))
         out.append(("line", seg((0, -h), (0, h)), False))
         for sx in (-1, 1):
             for sy in (-1, 1):
-                out.append(("pocket", _circle(g["pocket_radius_mm"], 48, (sx * h, sy * h)), True))
-    else:
-        out.append(("circle", _circle(g["pit_diameter_mm"] / 2), True))
-        d, gap, length = g["start_line_distance_mm"], g["start_line_gap_mm"], g["start_line_length_mm"]
-        out.append(("line", seg((-gap / 2 - length, -d), (-gap / 2, -d)), False))
-        out.append(("line", seg((gap / 2, -d), (gap / 2 + length, -d)), False))
+                out.append(("pocket", _circle(spec.pocket_radius_mm, 48, (sx * h, sy * h)), True))
+    if spec.has_pit:  # a field: the pit and the start lines
+        out.append(("circle", _circle(spec.pit_radius_mm), True))
+        for outer, inner in spec.start_lines_mm():
+            out.append(("line", seg(*sorted((outer, inner))), False))  # each line drawn left to right
     if profile.markers and profile.markers.get("centres_mm"):
         for corners in marker_corners_mm(profile).values():
             out.append(("marker", np.concatenate([seg(corners[i], corners[(i + 1) % 4], 12) for i in range(4)]), True))

@@ -8,31 +8,22 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
+
+from rules.game import GAMES, CvrnkanaGame, NovussGame, game_class
 
 __all__ = ["Profile", "ProfileError", "load_profile", "default_profile", "list_profiles", "profile_for", "profile_from_dict",
            "save_profile"]
 
 SCHEMA = "shotjudge.profile/1"
 
-_REQUIRED = {
-    "novuss": (
-        "surface_mm", "cushion_width_mm", "frame_mm", "pocket_radius_mm", "pawn_diameter_mm",
-        "pawn_hole_mm", "pawn_mass_g", "bat_diameter_mm", "bat_hole_mm", "bat_mass_g",
-        "line_width_mm", "zone_depth_mm", "zone_half_width_mm", "circle_radius_mm",
-        "corner_joint_mm", "simultaneous_contact_s",
-    ),
-    "cvrnkana": (
-        "pit_diameter_mm", "pit_depth_mm", "start_line_distance_mm", "start_line_gap_mm",
-        "start_line_length_mm", "relocation_min_mm", "marble_diameter_mm", "marble_min_mm",
-        "marble_max_mm", "marbles_per_player", "view_half_width_mm", "view_half_height_mm",
-        "moved_tolerance_mm",
-    ),
-}
+#: game name -> the geometry keys its profile must give: the fields of the game's geometry (``rules.game``)
+_REQUIRED = {name: tuple(f.name for f in fields(game.geometry_type)) for name, game in GAMES.items()}
 
 
 class ProfileError(ValueError):
@@ -49,9 +40,15 @@ class Profile:
     source: str = ""
     appearance: Any = None  # calibration.appearance.Appearance: nominal piece colours, or None
 
-
     def __getitem__(self, key: str) -> float:
         return self.geometry[key]
+
+    @cached_property
+    def spec(self):
+        """The game object (``rules.game``): typed geometry, piece ids, pockets and the game's flags."""
+        from rules.game import game_for
+
+        return game_for(self.game, self.geometry)
 
     def to_dict(self) -> dict:
         out = {
@@ -87,21 +84,30 @@ def _check_geometry(game: str, geo: Mapping[str, Any], where: str) -> None:
         value = geo[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             raise ProfileError(f"{where}: geometry.{key} must be a positive number, got {value!r}")
-    if game == "novuss":
-        half = geo["surface_mm"] / 2
-        if geo["pawn_hole_mm"] >= geo["pawn_diameter_mm"] or geo["bat_hole_mm"] >= geo["bat_diameter_mm"]:
-            raise ProfileError(f"{where}: a hole must be smaller than its piece")
-        if geo["zone_depth_mm"] >= half or geo["circle_radius_mm"] >= half - geo["zone_depth_mm"]:
-            raise ProfileError(f"{where}: striking zones and the centre circle must fit on the board without overlapping")
-        if geo["zone_half_width_mm"] > half:
-            raise ProfileError(f"{where}: geometry.zone_half_width_mm is wider than the board")
-    else:
-        if not 50.0 <= geo["pit_diameter_mm"] <= 120.0:
-            raise ProfileError(f"{where}: geometry.pit_diameter_mm must be 50-120 mm (rules clause 6), got {geo['pit_diameter_mm']}")
-        if not geo["marble_min_mm"] <= geo["marble_diameter_mm"] <= geo["marble_max_mm"]:
-            raise ProfileError(f"{where}: geometry.marble_diameter_mm is outside marble_min_mm..marble_max_mm")
-        if geo["marbles_per_player"] not in (10, 15, 20):
-            raise ProfileError(f"{where}: geometry.marbles_per_player must be 10, 15 or 20 (rules clause 5)")
+    _PLAUSIBLE[game_class(game)](geo, where)
+
+
+def _check_novuss(geo: Mapping[str, Any], where: str) -> None:
+    half = geo["surface_mm"] / 2
+    if geo["pawn_hole_mm"] >= geo["pawn_diameter_mm"] or geo["bat_hole_mm"] >= geo["bat_diameter_mm"]:
+        raise ProfileError(f"{where}: a hole must be smaller than its piece")
+    if geo["zone_depth_mm"] >= half or geo["circle_radius_mm"] >= half - geo["zone_depth_mm"]:
+        raise ProfileError(f"{where}: striking zones and the centre circle must fit on the board without overlapping")
+    if geo["zone_half_width_mm"] > half:
+        raise ProfileError(f"{where}: geometry.zone_half_width_mm is wider than the board")
+
+
+def _check_cvrnkana(geo: Mapping[str, Any], where: str) -> None:
+    if not 50.0 <= geo["pit_diameter_mm"] <= 120.0:
+        raise ProfileError(f"{where}: geometry.pit_diameter_mm must be 50-120 mm (rules clause 6), got {geo['pit_diameter_mm']}")
+    if not geo["marble_min_mm"] <= geo["marble_diameter_mm"] <= geo["marble_max_mm"]:
+        raise ProfileError(f"{where}: geometry.marble_diameter_mm is outside marble_min_mm..marble_max_mm")
+    if geo["marbles_per_player"] not in (10, 15, 20):
+        raise ProfileError(f"{where}: geometry.marbles_per_player must be 10, 15 or 20 (rules clause 5)")
+
+
+#: game class -> the checks that its numbers are physically possible (after every key is a positive number)
+_PLAUSIBLE = {NovussGame: _check_novuss, CvrnkanaGame: _check_cvrnkana}
 
 
 _DICT_NAME = re.compile(r"^DICT_(\d)X\1_(50|100|250|1000)$")

@@ -28,7 +28,7 @@ _RULER_MM = 100.0
 def placement_text(profile: Profile, marker_id: int) -> str:
     """Where a marker goes, in words a club referee can follow."""
     x, y = (float(v) for v in profile.markers["centres_mm"][str(marker_id)])
-    if profile.game == "novuss":
+    if profile.spec.pockets_mm:  # a board: the markers sit at its corners
         corner = ("N" if y > 0 else "S") + ("E" if x > 0 else "W")
         side = "player B's" if y > 0 else "player A's"
         hand = "right" if x > 0 else "left"

@@ -13,13 +13,17 @@ __all__ = ["register", "run", "read_frames", "measure_pieces"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm", ".h264", ".mjpeg")
+#: the surface's corners that ``--points``/``--click`` name where the camera sees the whole surface, in order
+CORNERS = ("SW", "SE", "NE", "NW")
 
 
 def register(subparsers) -> None:
+    from rules.game import GAMES
+
     p = subparsers.add_parser("calibrate", help="calibrate the camera over the table or pit",
                               description="Find the board in SOURCE (ArUco markers from the profile), write the "
                                           "calibration file and optionally a preview with the board drawn back.")
-    p.add_argument("--game", choices=("novuss", "cvrnkana"), required=True)
+    p.add_argument("--game", choices=tuple(GAMES), required=True)
     p.add_argument("--profile", help="profile name or JSON file (default: the game's default profile)")
     p.add_argument("--source", required=True, help="image file, folder of images, or video file showing the table")
     p.add_argument("--out", required=True, help="calibration file to write (JSON)")
@@ -102,9 +106,9 @@ def _parse_points(text: str):
 
 def manual_reference_mm(profile):
     """The board points ``--points`` refers to, in order."""
-    if profile.game == "novuss":
-        h = profile["surface_mm"] / 2
-        return [[-h, -h], [h, -h], [h, h], [-h, h]]
+    if profile.spec.sees_whole_field:  # the surface's corners, in the order of CORNERS
+        hx, hy = profile.spec.bounds_mm
+        return [[-hx, -hy], [hx, -hy], [hx, hy], [-hx, hy]]
     centres = profile.markers["centres_mm"]
     ids = sorted(centres, key=int)
     if len(ids) < 4:
@@ -157,8 +161,8 @@ def run(args) -> int:
         if args.click:
             from calibration.clicks import click_points
 
-            names = (["surface corner SW", "surface corner SE", "surface corner NE", "surface corner NW"]
-                     if profile.game == "novuss" else [f"centre of marker {i}" for i in sorted(
+            names = ([f"surface corner {c}" for c in CORNERS]
+                     if profile.spec.sees_whole_field else [f"centre of marker {i}" for i in sorted(
                          profile.markers["centres_mm"], key=int)[:4]])
             pts = click_points(first, names)
         else:
@@ -208,9 +212,9 @@ def measure_pieces(calibration, pieces: str, background: str | None, state: str 
     opening, or the pieces of a game state file), against ``background`` (the empty board)."""
     import rules
     from calibration.appearance import AppearanceError, appearance_from_dict
-    from judge.cmd_live import read_background
     from judge.errors import UserError
-    from judge.replay import layout_of, load_state
+    from judge.replay import load_state
+    from judge.setup import read_background
     from vision.detect_classical import ClassicalDetector
     from vision.types import VisionError
 
@@ -218,7 +222,7 @@ def measure_pieces(calibration, pieces: str, background: str | None, state: str 
         raise UserError("--pieces needs --background EMPTY.png: a picture of the empty board from this camera")
     size = calibration.plane.image_size
     engine = rules.engine_for(calibration.game, calibration.profile.geometry)
-    layout = layout_of(load_state(engine, state) if state else engine.initial())
+    layout = dict(engine.hints(load_state(engine, state) if state else engine.initial()).layout)
     if not layout:
         raise UserError(f"--pieces: the {calibration.game} opening has no piece on the field; give --state")
     try:

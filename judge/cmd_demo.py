@@ -16,10 +16,12 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers) -> None:
+    from rules.game import GAMES
+
     p = subparsers.add_parser("demo", help="judge a simulated Novuss set and Cvrnkaná game (start here)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="shotjudge-demo", help="output folder (default: ./shotjudge-demo)")
-    p.add_argument("--game", choices=("novuss", "cvrnkana", "both"), default="both", help="which game(s) (default both)")
+    p.add_argument("--game", choices=(*GAMES, "both"), default="both", help="which game(s) (default both)")
     p.add_argument("--fps", type=float, default=60.0, help="frame rate of the filmed games (default 60)")
     p.add_argument("--size", default="960x540", help="video size WIDTHxHEIGHT (default 960x540)")
     p.add_argument("--lang", default="en", choices=("en", "cs", "ru"), help="language of the calls")

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from .cmd_replay import add_detector_args, vision_options
 from .errors import UserError
+from .setup import check_calibration, make_vision, read_background
 
-__all__ = ["register", "run", "make_pipeline", "check_calibration"]
+__all__ = ["register", "run", "make_pipeline"]
 
 
 def register(subparsers) -> None:
@@ -24,6 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("--source", required=True, help="picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR")
     p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate`")
     p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
+    p.add_argument("--state", help="game state the match starts from (JSON, as for replay; default: the opening); "
+                                   "kept in a new journal, a resumed one keeps its own")
     add_detector_args(p)
     p.add_argument("--ruleset", help="rule variant (default: the game's, e.g. novuss-seed)")
     p.add_argument("--journal", default=None, help="match journal (SQLite; default: match-<game>.sqlite); "
@@ -60,49 +63,10 @@ def _gains(text: str) -> tuple[float, float]:
         raise argparse.ArgumentTypeError(f"colour gains must be RED,BLUE like 2.1,1.7, got {text!r}") from None
 
 
-def check_calibration(path: str, image_size: tuple[int, int], game: str):
-    """The calibration for this camera, refused with one line if it was made for another size or game."""
-    from calibration.calfile import load_calibration
-
-    cal = load_calibration(path, expected_image_size=image_size)
-    if cal.game != game:
-        raise UserError(f"{path}: this calibration is for {cal.game}, not {game}")
-    return cal
-
-
-def make_pipeline(calibration, fps: float, game: str, layout=None, on_error=None, background=(), **vision):
-    """The vision pipeline for live frames (``feed(frame) -> list[ShotRecord]``): the classical detector
-    on this calibration, taught the empty board from ``background`` images, tracking from ``layout``
-    (the pieces on the surface now, from the game state)."""
-    from .live import VisionFeed
-    from .replay import make_vision
-
-    pipeline = make_vision(calibration, list(background), purpose="live judging", **vision)
-    return VisionFeed(pipeline, game, layout or {}, on_error=on_error)
-
-
-def read_background(path: str | None, size: tuple[int, int]) -> list:
-    """Empty-board images (a file, or every image in a folder) of the camera's size."""
-    if path is None:
-        return []
-    import cv2
-
-    from hardware.source import IMAGE_SUFFIXES
-
-    p = Path(path)
-    files = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES) if p.is_dir() else [p]
-    images = []
-    for f in files:
-        image = cv2.imread(str(f), cv2.IMREAD_COLOR)
-        if image is None:
-            raise UserError(f"--background {f}: cannot read this image")
-        if (image.shape[1], image.shape[0]) != tuple(size):
-            raise UserError(f"--background {f}: image is {image.shape[1]}x{image.shape[0]}, the camera gives "
-                            f"{size[0]}x{size[1]}")
-        images.append(image)
-    if not images:
-        raise UserError(f"--background {path}: no images there")
-    return images
+def make_pipeline(calibration, fps: float, game: str, background=(), **vision):
+    """Vision for live frames (a ``vision.pipeline.Vision``): the classical detector on this calibration,
+    taught the empty board from ``background`` images (or the learned one: ``vision``'s options)."""
+    return make_vision(calibration, list(background), purpose="live judging", **vision)
 
 
 def run(args) -> int:
@@ -134,22 +98,25 @@ def run(args) -> int:
         match_info = {"game": args.game, "ruleset": engine.name, "profile": cal.profile.name,
                       "calibration": str(Path(args.calibration).resolve()), "source": source.name,
                       "lang": args.lang, "options": engine.options()}
+        if args.state is not None:  # the first game starts here (a resumed journal keeps the start it has)
+            from .replay import load_state
+
+            match_info["start"] = load_state(engine, args.state).to_dict()
         journal = Journal.open(journal_path, create=True, match=match_info)
         try:
             match = Match(engine, journal, lang=args.lang, listeners=[ConsoleAnnouncer(console)])
             if match.resumed_shots:
                 console.print(f"[bold]resuming[/] {journal_path}: game {match.game_no}, "
                               f"{match.resumed_shots} shot(s) already judged")
-            pipeline = make_pipeline(cal, source.fps, args.game, layout=match.snapshot().get("positions"),
-                                     on_error=match.note, background=read_background(args.background, source.size),
-                                     **vision_options(args))
+            vision = make_pipeline(cal, source.fps, args.game, background=read_background(args.background, source.size),
+                                   **vision_options(args))
             if not args.no_overlay:
                 hub, server = _start_overlay(args, cal, match, console)
             if not args.no_clips:
                 from .recorder import ShotRecorder
                 recorder = ShotRecorder(args.clips, source.fps)
             try:
-                result = run_live(source, pipeline, match, queue_size=args.queue, recorder=recorder, hub=hub)
+                result = run_live(source, vision, match, queue_size=args.queue, recorder=recorder, hub=hub)
             finally:
                 if recorder is not None:
                     recorder.close()
@@ -157,8 +124,10 @@ def run(args) -> int:
                     server.stop()
         finally:
             journal.close()
-    console.print(f"{result.frames} frames, {result.shots} shot(s) judged, {result.skipped} already in the journal, "
-                  f"{sum(g.count for g in result.gaps)} frame(s) lost in {len(result.gaps)} gap(s); journal {journal_path}")
+    console.print(f"{result.frames} frames, {result.shots} shot(s) judged, {result.refused} refused (for the referee), "
+                  f"{result.skipped} already in the journal, "
+                  f"{sum(g.count for g in result.gaps)} frame(s) lost in {len(result.gaps)} gap(s); journal {journal_path}",
+                  soft_wrap=True)
     if recorder is not None:
         for error in recorder.errors:
             console.print(f"[red]clip not saved: {error}[/]")

@@ -11,10 +11,12 @@ __all__ = ["register", "run"]
 
 
 def register(sub) -> None:
+    from rules.game import GAMES
+
     p = sub.add_parser("referee", help="rule on shot records (JSON Lines or a JSON array)",
                        description="Read shot records and write one ruling per line (docs/schemas/ruling.schema.json).")
     p.add_argument("shots", help="shot records file (JSON Lines or a JSON array); '-' reads standard input")
-    p.add_argument("--game", required=True, choices=["novuss", "cvrnkana"])
+    p.add_argument("--game", required=True, choices=list(GAMES))
     p.add_argument("--ruleset", help="a variant by name (novuss-seed); default: the game's own")
     p.add_argument("--profile", help="table/field profile name or file (default: the game's default profile)")
     p.add_argument("--lang", default="en", choices=["en", "cs", "ru"], help="language of the call texts")
@@ -27,7 +29,9 @@ def register(sub) -> None:
 
 
 def initial_state(engine, args):
-    if engine.game == "novuss":
+    from rules.game import game_class
+
+    if not game_class(engine.game).starts_by_toss:  # Novuss: a player is named to strike first
         return engine.initial(first=args.first)
     if args.game_number < 1:
         raise UserError(f"--game-number must be 1 or more, got {args.game_number}")

@@ -7,13 +7,15 @@ __all__ = ["register", "run"]
 
 
 def register(sub) -> None:
+    from rules.game import GAMES
+
     p = sub.add_parser("sim", help="simulate a scenario: video, exact ground truth (truth.json), YOLO data",
                        description="Simulate a Novuss or Cvrnkaná scenario with real physics, referee every shot "
                                    "with the rule engine and write DIR/video.mp4 and DIR/truth.json (pixel and "
                                    "board positions per frame, camera, homography, shot records, rulings); "
                                    "--yolo adds YOLO images/, labels/ and data.yaml. Same options and seed, "
                                    "same files.")
-    p.add_argument("game", nargs="?", choices=["novuss", "cvrnkana"], help="which game")
+    p.add_argument("game", nargs="?", choices=list(GAMES), help="which game")
     p.add_argument("--scenario", metavar="NAME", help="scenario name (see --list)")
     p.add_argument("--list", action="store_true", help="list the scenarios with one line each and exit")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed, >= 0 (same seed, same files)")
@@ -39,11 +41,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from rules.game import GAMES
     from sim.run import parse_size, run_scenario
     from sim.scenarios import list_scenarios
 
     if args.list:
-        for game in [args.game] if args.game else ["novuss", "cvrnkana"]:
+        for game in [args.game] if args.game else list(GAMES):
             for name, desc in list_scenarios(game):
                 print(f"{game:9s} {name:22s} {desc}")
         return 0

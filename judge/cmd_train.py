@@ -46,7 +46,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from vision.train import DataSpec, TrainSpec, build_dataset, export, merge_datasets, train
+    from judge.training.train import DataSpec, TrainSpec, build_dataset, export, merge_datasets, train
 
     try:
         ew, eh = (int(v) for v in args.export_size.lower().split("x"))

@@ -18,9 +18,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from rules.game import GAMES as GAME_CLASSES
+
 __all__ = ["DemoGame", "simulate", "film", "judge_demo_game", "run_demo", "GAMES"]
 
-GAMES = ("novuss", "cvrnkana")
+GAMES = tuple(GAME_CLASSES)  # the games' names
 
 #: mid-game starts chosen so each ends in a few shots (checked by the tests): pieces, seed
 NOVUSS_START = ({"A3": (-250.0, 280.0), "A5": (200.0, 150.0), "B2": (180.0, -300.0), "B6": (-120.0, -160.0),
@@ -51,7 +53,7 @@ def simulate(game: str, max_shots: int | None = None) -> DemoGame:
     from sim.session import CvrnkanaSession, NovussSession
 
     profile = default_profile(game)
-    if game == "novuss":
+    if profile.spec.striker:  # Novuss: the bat struck from a mid-game layout; else marbles flicked
         pawns, seed = NOVUSS_START
         s = NovussSession(profile, seed)
         s.setup(pawns)

@@ -46,10 +46,7 @@ class KeyInstant:
 
 
 def radius_of(profile, piece: str) -> float:
-    g = profile.geometry
-    if profile.game == "cvrnkana":
-        return g["marble_diameter_mm"] / 2
-    return (g["bat_diameter_mm"] if piece == "bat" else g["pawn_diameter_mm"]) / 2
+    return profile.spec.radius_of(piece)
 
 
 def positions_at(motions: Mapping[str, Any], log, t_s: float, pieces=None) -> dict[str, tuple[float, float]]:
@@ -81,7 +78,7 @@ def key_instants(record: Mapping[str, Any], profile, motions=None, log=None, rul
     striker close behind it: the disputed ones), the striker's first cushion, every pocket, pit entry,
     touch or outside interference, and in Novuss the bat where it came to rest (its hole over a line?)."""
     events = list(record.get("events", []))
-    striker = "bat" if profile.game == "novuss" else _striker(record)
+    striker = profile.spec.striker or _striker(record)
     out: list[KeyInstant] = []
     seen: set[str] = set()
 
@@ -118,19 +115,20 @@ def key_instants(record: Mapping[str, Any], profile, motions=None, log=None, rul
             add(f"{striker}_cushion", ev, (striker,), note=f"side {ev.get('side')}")
         elif kind in ("pocket", "pit", "off", "touch", "external", "lost"):
             add(f"{kind}_{ev['piece']}", ev, (ev["piece"],), note=ev.get("pocket") or ev.get("side") or ev.get("effect") or "")
-    if profile.game == "novuss" and "bat" in record.get("after", {}):
-        bat = tuple(float(v) for v in record["after"]["bat"])
+    bat = profile.spec.striker  # Novuss: the bat at rest, its hole over a zone line or clear of it
+    if bat is not None and bat in record.get("after", {}):
+        xy = tuple(float(v) for v in record["after"][bat])
         note = ""
         try:
             from rules import engine_for
 
             player = (ruling or {}).get("player") or record.get("player") or "A"
-            margin = engine_for("novuss", profile.geometry).bat_zone_margin_mm(bat, player)
+            margin = engine_for(profile.game, profile.geometry).bat_zone_margin_mm(xy, player)
             note = f"hole {'over the zone line' if margin <= 0 else 'clear of the zone line'} ({margin:+.1f} mm)"
         except (ImportError, ValueError):
             pass
         t_end = float(record.get("t1", 0.0))
-        out.append(KeyInstant("bat_hole", "rest", t_end, 0.0, ("bat",), bat, {"bat": bat}, note))
+        out.append(KeyInstant(f"{bat}_hole", "rest", t_end, 0.0, (bat,), xy, {bat: xy}, note))
     out.sort(key=lambda k: k.t_s)
     return out
 

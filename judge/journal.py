@@ -77,6 +77,7 @@ class Resume:
     last_state: Mapping[str, Any] | None
     entries: int
     games: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    start: Mapping[str, Any] | None = None  # the state the current game started from (None: the opening)
 
 
 class Journal:
@@ -197,6 +198,7 @@ class Journal:
         game_no = 1
         games: dict[int, list[ShotEntry]] = {1: []}
         overrides: dict[tuple[int, int], list[dict]] = {}
+        starts: dict[int, Mapping[str, Any]] = {}
         count = 0
         for e in self.entries():
             count += 1
@@ -214,6 +216,8 @@ class Journal:
             elif kind == "next_game":
                 game_no = max(game_no, e["game_no"] + 1)
                 games.setdefault(game_no, [])
+                if payload.get("start"):
+                    starts[game_no] = payload["start"]
         effective = {g: tuple(_with_referee(s.record, overrides.get((g, s.shot_no), [])) for s in shots)
                      for g, shots in games.items()}
         current = games.get(game_no, [])
@@ -221,7 +225,7 @@ class Journal:
                                  (game_no,)).fetchone()[0]
         return Resume(match=match, game_no=game_no, records=effective.get(game_no, ()), shots=tuple(current),
                       next_shot_no=top + 1, last_state=current[-1].state if current else None, entries=count,
-                      games=effective)
+                      games=effective, start=starts.get(game_no))
 
 
 def _with_referee(record: Mapping[str, Any], extra: list[dict]) -> Mapping[str, Any]:

@@ -3,8 +3,10 @@
 The capture thread reads the source as fast as it delivers and puts frames into a bounded queue.
 When judging falls behind, the queue drops its *oldest* frame (the newest matter for what is
 happening now) and the processing side reports the hole as a :class:`FrameGap` with reason
-``queue``; holes the camera made are reported with reason ``camera`` or ``reconnect``. The
-vision stage is anything with ``feed(frame) -> list[ShotRecord]``.
+``queue``; holes the camera made are reported with reason ``camera`` or ``reconnect``. Vision is
+driven through its declared seam (``vision.pipeline.Vision``): started from the match's hints on
+the first frame, told the new hints whenever the game state changed, fed every frame; each shot
+it finishes is judged by the match (``Match`` live, ``Replay`` for a file) with the one referee step.
 
 When the source fails for good (a video cut short, a camera that never came back) the shot in
 progress is *not* read from its partial motion: only shots vision had completed are judged, and
@@ -16,86 +18,13 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable
 
 from hardware.frame import Frame, FrameGap, GapDetector, SourceError
 from hardware.source import FrameSource
+from rules import RecordError
 
-__all__ = ["Pipeline", "VisionFeed", "FrameQueue", "LiveResult", "run_live", "ConsoleAnnouncer", "shot_in_progress",
-           "review_reasons"]
-
-
-@runtime_checkable
-class Pipeline(Protocol):
-    """The seam to vision: frames in, finished shot records out (usually none per frame).
-
-    Optional: ``finish() -> list[ShotRecord]`` for a shot still open when the source ends (called only
-    when it ended cleanly), ``shot_in_progress() -> bool`` (whether a shot was under way when the source
-    failed), ``overlay(frame) -> OverlayModel | None`` for what to draw on the spectators' video, and
-    ``set_state(state)``: the game state after a change (a judged shot, a referee action), given before
-    the next frame is fed when the match has ``changed_since(revision)``.
-    """
-
-    def feed(self, frame: Frame) -> list: ...
-
-
-class VisionFeed:
-    """Adapts ``vision.pipeline.Pipeline`` (image in, record dict or None out) to the live seam.
-
-    Tracking starts at the first frame from ``layout`` (the pieces on the surface, board mm). A
-    record that does not parse is a vision fault: it is reported through ``on_error``, not judged.
-    Each game state it is given (``set_state``, on the judging thread) tells vision who is to move and,
-    in Cvrnkaná, which marbles lie behind the start lines or on the field out of view.
-    """
-
-    def __init__(self, vision, game: str, layout, on_error: Callable[[str], None] | None = None):
-        self.vision, self.game, self.layout = vision, game, dict(layout)
-        self.on_error = on_error
-        self._started = False
-        self._state = None
-
-    def set_state(self, state) -> None:
-        from .replay import tell_off_view
-
-        self._state = state
-        if hasattr(self.vision, "player"):
-            self.vision.player = getattr(state, "to_move", None)
-        if self._started:
-            tell_off_view(self.vision, state)
-
-    def feed(self, frame: Frame) -> list:
-        if not self._started:
-            from .replay import start_options
-
-            from .replay import in_view
-
-            layout = in_view(self.vision, {k: tuple(v) for k, v in self.layout.items()})
-            detector = getattr(self.vision, "detector", None)
-            if layout and hasattr(detector, "expect"):
-                detector.expect(layout)  # the pieces stand where the game state says: their colours, measured
-            options = start_options(self.vision, self._state) if self._state is not None else {}
-            self.vision.start(layout, frame.index, frame.t_s, **options)
-            self._started = True
-        return self._parse(self.vision.feed_image(frame.image, frame.index, frame.t_s), frame.index)
-
-    def finish(self) -> list:
-        return self._parse(self.vision.finish(), None) if self._started else []
-
-    def shot_in_progress(self) -> bool:
-        return self._started and shot_in_progress(self.vision)
-
-    def _parse(self, raw, index) -> list:
-        from rules.record import RecordError, parse_record
-
-        if raw is None:
-            return []
-        try:
-            return [parse_record(raw, f"shot ending at frame {index}", self.game)]
-        except RecordError as exc:
-            if self.on_error is None:
-                raise
-            self.on_error(f"vision gave a shot record that cannot be judged: {exc}")
-            return []
+__all__ = ["FrameQueue", "LiveResult", "run_live", "ConsoleAnnouncer", "review_reasons"]
 
 
 class FrameQueue:
@@ -159,7 +88,8 @@ class FrameQueue:
 class LiveResult:
     frames: int = 0
     shots: int = 0
-    skipped: int = 0
+    skipped: int = 0  # already in the journal (a restart re-reading its input)
+    refused: int = 0  # the engine refused the shot: the referee was asked to decide
     gaps: list[FrameGap] = field(default_factory=list)
     dropped: int = 0
     error: SourceError | None = None
@@ -167,19 +97,16 @@ class LiveResult:
     unfinished: bool = False  # the source failed during a shot, which was therefore not judged
 
 
-def shot_in_progress(vision) -> bool:
-    """Whether the vision (a ``vision.pipeline.Pipeline``, or anything with ``in_shot``) is inside a shot."""
-    return bool(getattr(vision, "in_shot", False))
-
-
-def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int = 64, recorder=None,
+def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, recorder=None,
              hub=None, stop: threading.Event | None = None, overlay_fps: float = 10.0,
              on_frame: Callable[[Frame], None] | None = None) -> LiveResult:
-    """Judge ``source`` (already open) until it ends, fails for good, or ``stop`` is set.
+    """Judge ``source`` (already open) with ``vision`` (a ``vision.pipeline.Vision``) until it ends, fails
+    for good, or ``stop`` is set. ``match`` judges each shot (``judge(shot, motions)``) and says when the
+    game state changed (``changed_since(revision) -> (revision, hints) | None``, ``hints``).
 
     Returns what happened; a source error (truncated file, camera gone for good) is in
     ``result.error`` after every frame read before it was judged and journalled. After such an error
-    the pipeline is not asked to ``finish``: a shot cut off mid-motion is never judged.
+    vision is not asked to ``finish``: a shot cut off mid-motion is never judged.
     """
     stop = stop or threading.Event()
     queue = FrameQueue(queue_size, "drop_oldest" if source.live else "block")
@@ -203,9 +130,7 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
             queue.close()
 
     thread = threading.Thread(target=capture, name="capture", daemon=True)
-    set_state = getattr(pipeline, "set_state", None)
-    changed_since = getattr(match, "changed_since", None) if set_state is not None else None
-    seen_revision = None  # the game state vision was last given (None: not yet)
+    seen_revision = None  # the game state vision was last told (None: not started)
     started = time.monotonic()
     thread.start()
     last: Frame | None = None
@@ -222,32 +147,23 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
                 match.note_gap(item)
                 continue
             frame: Frame = item
-            prev_index, prev_t = (last.index, last.t_s) if last is not None else (-1, frame.t_s - frame.index / max(source.fps, 1e-9))
-            if frame.index > prev_index + 1:  # also frames dropped before the judge took its first one
-                gap = FrameGap(prev_index, prev_t, frame.index, frame.t_s, frame.index - prev_index - 1, "queue")
-                result.gaps.append(gap)
-                match.note_gap(gap)
+            _queue_gap(last, frame, source.fps, match, result)
             last = frame
             result.frames += 1
             if recorder is not None:
                 recorder.add(frame)
-            if changed_since is not None:  # after a judged shot or a referee action (from the web thread)
-                changed = changed_since(seen_revision)
-                if changed is not None:
-                    seen_revision, state = changed
-                    set_state(state)
-            _judge(pipeline.feed(frame), match, recorder, frame, result)
+            seen_revision = _tell(vision, match, seen_revision, frame, first=result.frames == 1)
+            _judge(_seen(vision.feed, frame, match), match, recorder, frame, result)
             if on_frame is not None:
                 on_frame(frame)
             if hub is not None and (next_overlay_t is None or frame.t_s >= next_overlay_t):
                 next_overlay_t = frame.t_s + 1.0 / overlay_fps
-                model = pipeline.overlay(frame) if hasattr(pipeline, "overlay") else None
-                hub.publish_frame(frame.image, model)
+                hub.publish_frame(frame.image, None)
         thread.join(timeout=5.0)  # the queue is closed and drained: capture has ended, ``errors`` is final
         if errors:
-            result.unfinished = bool(getattr(pipeline, "shot_in_progress", lambda: False)())
-        elif hasattr(pipeline, "finish") and last is not None:
-            _judge(pipeline.finish(), match, recorder, last, result)
+            result.unfinished = result.frames > 0 and bool(vision.in_shot)
+        elif last is not None:
+            _judge(_seen(lambda _: vision.finish(), last, match), match, recorder, last, result)
     finally:
         stop.set()
         queue.close()  # wakes a capture thread blocked on a full queue
@@ -258,15 +174,52 @@ def run_live(source: FrameSource, pipeline: Pipeline, match, *, queue_size: int 
     return result
 
 
-def _judge(records, match, recorder, frame: Frame, result: LiveResult) -> None:
-    for record in records:
-        shot = match.judge(record)
-        if shot is None:
-            result.skipped += 1
-            continue
-        result.shots += 1
-        if recorder is not None:
-            recorder.save(shot.game_no, shot.shot_no, record.to_dict(), shot.ruling_dict, record.t0, frame.t_s)
+def _queue_gap(last: Frame | None, frame: Frame, fps: float, match, result: LiveResult) -> None:
+    """Frames the judge never got (dropped from a full queue, or before it took its first one): a gap."""
+    prev_index, prev_t = (last.index, last.t_s) if last is not None else (-1, frame.t_s - frame.index / max(fps, 1e-9))
+    if frame.index > prev_index + 1:
+        gap = FrameGap(prev_index, prev_t, frame.index, frame.t_s, frame.index - prev_index - 1, "queue")
+        result.gaps.append(gap)
+        match.note_gap(gap)
+
+
+def _tell(vision, match, seen_revision, frame: Frame, first: bool):
+    """Before a frame: vision started from the match's hints (the first frame), or told the new hints when
+    the game state changed (a judged shot, or a referee action from the web thread). The revision told."""
+    changed = match.changed_since(seen_revision)
+    if changed is None:
+        return seen_revision
+    revision, hints = changed
+    if first:
+        vision.start(hints, frame.index, frame.t_s)
+    else:
+        vision.tell(hints)
+    return revision
+
+
+def _seen(step, frame: Frame, match):
+    """What vision made of ``frame`` (a finished shot or None); a shot vision could not make valid (a
+    ``RecordError`` from the shot's constructor) is a vision fault, noted for the referee, not judged."""
+    try:
+        return step(frame)
+    except RecordError as exc:
+        match.note(f"vision gave a shot record that cannot be judged: {exc}")
+        return None
+
+
+def _judge(seen, match, recorder, frame: Frame, result: LiveResult) -> None:
+    if seen is None:
+        return
+    shot = match.judge(seen.shot, seen.motions)
+    if shot is None:
+        result.skipped += 1
+        return
+    if shot.ruling is None:
+        result.refused += 1
+        return
+    result.shots += 1
+    if recorder is not None:
+        recorder.save(shot.game_no, shot.shot_no, seen.shot.to_dict(), shot.ruling_dict, seen.shot.t0, frame.t_s)
 
 
 class ConsoleAnnouncer:
@@ -308,7 +261,7 @@ class ConsoleAnnouncer:
 def review_reasons(ruling, vision_items=None) -> list[str]:
     """Why the referee should look at a call, one phrase each: the calls flagged for review (text and
     clause), what vision flagged in the record (``meta.review`` items), or the ruling's own flag."""
-    from .replay import vision_review
+    from .review import vision_review
 
     out = [f"{c.get('text') or c['code']} ({c['clause']})" for c in ruling.get("calls", []) if c.get("review")]
     out += [f"vision: {line}" for line in vision_review({"meta": {"review": vision_items or []}})]

@@ -1,10 +1,11 @@
-"""The match being judged: rule engine + journal + whoever listens for calls.
+"""The match being judged: the referee step (``judge.referee``) + journal + whoever listens for calls.
 
 Every judged shot goes to the journal before anyone hears about it, so what was announced is
 what survives a crash. Referee actions (undo, override, next game) are journal entries too, and
 the state after them is rebuilt by replaying the game's records through the pure rule engine.
 Methods are thread-safe: referee actions arrive from the web server's thread. ``revision`` counts
-the changes of the game state, so the judging thread can tell vision what a referee changed.
+the changes of the game state, so the judging thread can tell vision (``hints``) what changed.
+A shot played after a game ended opens the next game, journaled with the state it starts from.
 """
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from rules.record import RecordError, ShotRecord, parse_record
+from rules.game import game_class
+from rules.hints import Hints
+from rules.record import RecordError, Shot, parse_record
 
 from .errors import UserError
 from .journal import Journal, record_hash
+from .referee import Referee
 
 __all__ = ["Match", "JudgedShot", "RefereeError"]
 
@@ -32,11 +36,15 @@ class RefereeError(UserError):
 
 @dataclass(frozen=True)
 class JudgedShot:
+    """A shot the match took: judged and journaled, or refused (``ruling`` None, ``error`` why; the
+    referee is asked to decide)."""
+
     game_no: int
-    shot_no: int
-    record: ShotRecord
+    shot_no: int | None
+    record: Shot
     ruling: Any  # rules.ruling.Ruling
-    ruling_dict: Mapping[str, Any]
+    ruling_dict: Mapping[str, Any] | None
+    error: str | None = None
 
 
 class Match:
@@ -44,6 +52,7 @@ class Match:
 
     def __init__(self, engine, journal: Journal, *, lang: str = "en", listeners: list[Listener] | None = None):
         self.engine = engine
+        self.referee = Referee(engine)
         self.journal = journal
         self.lang = lang
         self.game = engine.game
@@ -52,62 +61,80 @@ class Match:
         self.skipped = 0  # shots offered again that the journal already had
         self.last: dict | None = None
         self.revision = 0  # bumped whenever the game state changes (a judged shot, a referee action)
+        self.hints: Hints | None = None
         resume = journal.resume()
         self.resumed_shots = len(resume.records)
-        self._load(resume.game_no, resume.records, [s.shot_no for s in resume.shots])
+        self._load(resume)
 
-    def _load(self, game_no: int, records, shot_nos: list[int]) -> None:
-        self.game_no = game_no
+    def _load(self, resume) -> None:
+        """The current game rebuilt from the journal: its start state, then its shots folded through the
+        same referee step (position tolerance included), so a restart reaches the same state."""
+        game_no = self.game_no = resume.game_no
+        shot_nos = [s.shot_no for s in resume.shots]
         self.records = [parse_record(dict(r), f"journal game {game_no} shot {n}", self.game)
-                        for r, n in zip(records, shot_nos)]
+                        for r, n in zip(resume.records, shot_nos)]
         self.shot_nos = list(shot_nos)
-        self.state, rulings = self.engine.replay(self.records)
-        self.rulings = list(rulings)
+        start = resume.start or (resume.match.get("start") if game_no == 1 else None)  # live --state
+        state = self.engine.state_from_dict(start) if start else self.engine.initial()
+        self.rulings = []
+        ruling = None
+        for record in self.records:
+            step = self.referee.step(state, record, game_no)
+            if step.ruling is None:
+                raise RecordError(f"journal game {game_no}: a journaled shot is refused now: {step.error}")
+            state, ruling = step.state, step.ruling
+            self.rulings.append(ruling)
+        self.state = state
+        self.hints = self.engine.hints(state, ruling)
         self.revision += 1
 
     # ----- shots ---------------------------------------------------------------------------------
-    def judge(self, record: ShotRecord) -> JudgedShot | None:
-        """Judge one shot, journal it, tell the listeners. None if the journal already had it."""
+    def judge(self, record: Shot, motions: Mapping[str, Any] | None = None) -> JudgedShot | None:
+        """Judge one shot, journal it, tell the listeners. None if the journal already had it. (``motions``,
+        vision's fitted motions, are for a replay's report; the journal keeps the shot itself.)"""
         shot, event = self._judge(record)
         if event is not None:
             self._tell(event)
         return shot
 
-    def _judge(self, record: ShotRecord) -> tuple[JudgedShot | None, dict | None]:
+    def _judge(self, record: Shot) -> tuple[JudgedShot | None, dict | None]:
         with self._lock:
             raw = record.to_dict()
             if self.journal.find_shot(self.game_no, record_hash(raw)) is not None:
                 self.skipped += 1
                 return None, None
-            try:
-                state, ruling = self.engine.apply(self.state, record)
-            except RecordError as exc:
-                self.journal.append_action("note", self.game_no, {"error": str(exc), "record": raw})
-                event = {"type": "unjudged", "game_no": self.game_no, "error": str(exc),
-                         "text": f"shot not judged, referee please decide: {exc}"}
-                shot = None
+            step = self.referee.step(self.state, record, self.game_no)
+            if step.new_game is not None:  # the game had ended: this shot opens the next, from its start state
+                self.journal.append_action("next_game", self.game_no, {"by": "judge", "start": step.new_game.to_dict()})
+                self.game_no, self.records, self.rulings, self.shot_nos = step.game_no, [], [], []
+                self.state = step.new_game
+            if step.ruling is None:
+                self.journal.append_action("note", self.game_no, {"error": step.error, "record": raw})
+                event = {"type": "unjudged", "game_no": self.game_no, "error": step.error,
+                         "text": f"shot not judged, referee please decide: {step.error}"}
+                shot = JudgedShot(self.game_no, None, record, None, None, step.error)
             else:
-                state_dict = state.to_dict() if hasattr(state, "to_dict") else None
-                ruling_dict = ruling.to_dict(self.lang)
-                entry, added = self.journal.append_shot(self.game_no, raw, ruling_dict, state_dict)
-                self.state = state
-                self.revision += 1
+                ruling_dict = step.ruling.to_dict(self.lang)
+                entry, added = self.journal.append_shot(self.game_no, raw, ruling_dict, step.state.to_dict())
+                self.state = step.state
                 self.records.append(record)
-                self.rulings.append(ruling)
+                self.rulings.append(step.ruling)
                 self.shot_nos.append(entry.shot_no)
-                shot = JudgedShot(self.game_no, entry.shot_no, record, ruling, ruling_dict)
+                shot = JudgedShot(self.game_no, entry.shot_no, record, step.ruling, ruling_dict)
                 event = {"type": "call", "game_no": self.game_no, "shot_no": entry.shot_no, "ruling": ruling_dict}
-                if (raw.get("meta") or {}).get("review"):  # what vision itself asks the referee to check
-                    event["vision_review"] = list(raw["meta"]["review"])
+                if record.review:  # what vision itself asks the referee to check
+                    event["vision_review"] = [dict(item) for item in record.review]
                 self.last = dict(event)  # without the state (which holds the last call itself)
+            self.hints = step.hints  # a refused shot too: vision re-syncs from the engine's state
+            self.revision += 1
             event["state"] = self.snapshot()
         return shot, event
 
-    def changed_since(self, revision: int):
-        """``(revision, state)`` when the game state changed after ``revision``, else None: what the judging
+    def changed_since(self, revision: int | None) -> tuple[int, Hints] | None:
+        """``(revision, hints)`` when the game state changed after ``revision``, else None: what the judging
         thread checks before the next frame (a referee action arrives on the web server's thread)."""
         with self._lock:
-            return None if self.revision == revision else (self.revision, self.state)
+            return None if self.revision == revision else (self.revision, self.hints)
 
     def note_gap(self, gap) -> None:
         self.journal.append_action("gap", self.game_no, gap.to_dict())
@@ -155,7 +182,7 @@ class Match:
         default the next marble of the player to move behind the start line, now lies on the field out of
         view) and it is judged and journaled like a camera shot, so a restart keeps it and undo removes it."""
         with self._lock:
-            if not hasattr(self.engine, "unseen_flick"):
+            if game_class(self.game).sees_whole_field:
                 raise RefereeError(f"a flick out of view is a Cvrnkaná entry; this is a {self.game} match")
             if piece is not None:
                 piece = str(piece).strip().upper() or None
@@ -181,14 +208,15 @@ class Match:
         self._tell(event)
         return event
 
-    def _entry(self, piece: str | None, t_s: float, by: str) -> ShotRecord:
+    def _entry(self, piece: str | None, t_s: float, by: str) -> Shot:
         raw = self.engine.unseen_flick(self.state, piece, t_s)
         raw["meta"] = {**(raw.get("meta") or {}), "entered_by": by}
         return parse_record(raw, "referee entry", self.game)
 
     def next_game(self, by: str = "referee") -> dict:
         with self._lock:
-            self.journal.append_action("next_game", self.game_no, {"by": by})
+            start = self.engine.next_game(self.state, None, self.game_no + 1)
+            self.journal.append_action("next_game", self.game_no, {"by": by, "start": start.to_dict()})
             self._reload()
             event = {"type": "referee", "action": "next_game", "game_no": self.game_no,
                      "text": f"game {self.game_no} starts", "state": self.snapshot()}
@@ -196,15 +224,14 @@ class Match:
         return event
 
     def _reload(self) -> None:
-        resume = self.journal.resume()
-        self._load(resume.game_no, resume.records, [s.shot_no for s in resume.shots])
+        self._load(self.journal.resume())
         self.last = ({"type": "call", "game_no": self.game_no, "shot_no": self.shot_nos[-1],
                       "ruling": self.rulings[-1].to_dict(self.lang)} if self.rulings else None)
 
     # ----- what spectators see -------------------------------------------------------------------
     def snapshot(self) -> dict:
         with self._lock:
-            state = self.state.to_dict() if hasattr(self.state, "to_dict") else {}
+            state = self.state.to_dict()
             last = self.rulings[-1].to_dict(self.lang) if self.rulings else None
             return {"game": self.game, "game_no": self.game_no, "shots": len(self.records),
                     "last_shot_no": self.shot_nos[-1] if self.shot_nos else None,

@@ -19,6 +19,8 @@ from typing import Any, Mapping
 
 from pydantic import BaseModel, Field
 
+from rules.game import PLAYERS
+
 from .overlay_draw import OverlayModel, draw_overlay
 
 __all__ = ["OverlayHub", "OverlayServer", "create_app", "board_for", "new_token"]
@@ -32,21 +34,23 @@ def new_token() -> str:
 
 def board_for(profile) -> dict:
     """What the browser needs to draw the board diagram, in board millimetres, from the profile."""
-    g = profile.geometry
-    if profile.game == "novuss":
-        h = g["surface_mm"] / 2
-        d, zw = g["zone_depth_mm"], g["zone_half_width_mm"]
-        return {"game": "novuss", "extent_mm": [-h, -h, h, h], "piece_r_mm": g["pawn_diameter_mm"] / 2,
-                "bat_r_mm": g["bat_diameter_mm"] / 2,
-                "holes": [{"x": sx * h, "y": sy * h, "r": g["pocket_radius_mm"]} for sx in (-1, 1) for sy in (-1, 1)],
-                "circles": [{"x": 0, "y": 0, "r": g["circle_radius_mm"]}],
-                "zones": [{"player": "A", "rect": [-zw, -h, zw, -h + d]}, {"player": "B", "rect": [-zw, h - d, zw, h]}]}
-    hw, hh = g["view_half_width_mm"], g["view_half_height_mm"]
-    line_y = -g["start_line_distance_mm"]
-    gap, length = g["start_line_gap_mm"] / 2, g["start_line_length_mm"]
-    return {"game": "cvrnkana", "extent_mm": [-hw, min(-hh, line_y - 100), hw, hh],
-            "piece_r_mm": g["marble_diameter_mm"] / 2, "holes": [{"x": 0, "y": 0, "r": g["pit_diameter_mm"] / 2}],
-            "circles": [], "lines": [[-gap - length, line_y, -gap, line_y], [gap, line_y, gap + length, line_y]]}
+    spec = profile.spec
+    piece_r = spec.piece_radii_mm[spec.piece_kind]
+    if spec.pockets_mm:  # a board: pockets at the corners, the centre circle, the striking zones
+        h = spec.half_mm
+        return {"game": spec.name, "extent_mm": [-h, -h, h, h], "piece_r_mm": piece_r,
+                "bat_r_mm": spec.piece_radii_mm[spec.striker],
+                "holes": [{"x": sx * h, "y": sy * h, "r": spec.pocket_radius_mm} for sx in (-1, 1) for sy in (-1, 1)],
+                "circles": [{"x": 0, "y": 0, "r": spec.geometry.circle_radius_mm}],
+                "zones": [{"player": p, "rect": [x0, y0, x1, y1]} for p in PLAYERS
+                          for x0, x1, y0, y1 in (spec.zone_rect(p),)]}
+    # the field: the camera's view (down to below the start lines), the pit, the start lines left to right
+    hw, hh = spec.bounds_mm
+    lines = [sorted(line) for line in spec.start_lines_mm()]
+    line_y = lines[0][0][1]
+    return {"game": spec.name, "extent_mm": [-hw, min(-hh, line_y - 100), hw, hh],
+            "piece_r_mm": piece_r, "holes": [{"x": 0, "y": 0, "r": spec.pit_radius_mm}],
+            "circles": [], "lines": [[*a, *b] for a, b in lines]}
 
 
 class OverlayHub:
@@ -150,7 +154,7 @@ class UnseenFlick(BaseModel):
     piece: str | None = Field(default=None, max_length=10)
 
 
-def create_app(hub: OverlayHub, referee, token: str):
+def create_app(hub: OverlayHub, referee, token: str):  # noqa: C901 - one nested handler per endpoint
     """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()`` and
     ``unseen_flick(piece)``."""
     from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect

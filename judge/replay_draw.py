@@ -10,6 +10,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from rules.game import PLAYERS
+
 from .evidence import KeyInstant, radius_of
 from .overlay_draw import ContactMark, OverlayModel, TrackMark, ZoneMark, draw_overlay
 
@@ -37,17 +39,18 @@ class Board:
         return float(np.hypot(*(a[1] - a[0]))) / 10.0
 
     def _zones(self) -> Iterable[ZoneMark]:
-        g = self.profile.geometry
+        spec = self.profile.spec
         poly = lambda pts: tuple((float(x), float(y)) for x, y in self.px(pts))  # noqa: E731
-        if self.profile.game == "novuss":
-            h, d, hw = g["surface_mm"] / 2, g["zone_depth_mm"], g["zone_half_width_mm"]
-            for name, y0, y1 in (("A", -h, -h + d), ("B", h - d, h)):
-                edge = [(x, y0) for x in np.linspace(-hw, hw, 12)] + [(x, y1) for x in np.linspace(hw, -hw, 12)]
+        if spec.pockets_mm:  # a board: the striking zones, the centre circle and the cushion lines
+            h = spec.half_mm
+            for name in PLAYERS:
+                x0, x1, y0, y1 = spec.zone_rect(name)
+                edge = [(x, y0) for x in np.linspace(x0, x1, 12)] + [(x, y1) for x in np.linspace(x1, x0, 12)]
                 yield ZoneMark(f"zone {name}", poly(edge))
-            yield ZoneMark("", poly(_circle(0.0, 0.0, g["circle_radius_mm"])))
+            yield ZoneMark("", poly(_circle(0.0, 0.0, spec.geometry.circle_radius_mm)))
             yield ZoneMark("", poly([(-h, -h), (h, -h), (h, h), (-h, h)]))
-        else:
-            yield ZoneMark("pit", poly(_circle(0.0, 0.0, g["pit_diameter_mm"] / 2)))
+        if spec.has_pit:
+            yield ZoneMark("pit", poly(_circle(0.0, 0.0, spec.pit_radius_mm)))
 
     def model(self, positions: Mapping[str, tuple[float, float]], trails: Mapping[str, list] | None = None,
               contacts: Sequence[KeyInstant] = (), caption: str = "") -> OverlayModel:

@@ -9,10 +9,11 @@ import importlib
 from typing import Any, Mapping
 
 from .base import GameOver, Ruleset
-from .record import Event, RecordError, ShotRecord, load_records, parse_record
+from .game import GAMES, Game, game_for
+from .record import Event, Kind, RecordError, Shot, ShotRecord, load_records, parse_record
 from .ruling import CODES, Action, Call, Outcome, Ruling
 
-__all__ = ["engine_for", "RULESETS", "Ruleset", "ShotRecord", "Event", "Ruling", "Call", "Action", "Outcome",
+__all__ = ["engine_for", "RULESETS", "Ruleset", "Shot", "ShotRecord", "Event", "Kind", "Game", "GAMES", "game_for", "Ruling", "Call", "Action", "Outcome",
            "RecordError", "GameOver", "parse_record", "load_records", "CODES"]
 
 #: ruleset name -> "module:Class"; variants are subclasses picked by name.
@@ -23,9 +24,10 @@ RULESETS = {
 }
 
 
-def engine_for(name: str, geometry: Mapping[str, Any], **options: Any) -> Ruleset:
+def engine_for(name: str, geometry: Mapping[str, Any], **options: Any) -> Ruleset[Any]:
     """A ruleset instance by name (``novuss``, ``novuss-seed``, ``cvrnkana``)."""
     if name not in RULESETS:
         raise ValueError(f"unknown ruleset {name!r} (known: {', '.join(RULESETS)})")
     module, cls = RULESETS[name].split(":")
-    return getattr(importlib.import_module(module), cls)(geometry, **options)
+    engine: Ruleset[Any] = getattr(importlib.import_module(module), cls)(geometry, **options)
+    return engine

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping
+from typing import Any, ClassVar, Iterable, Mapping, NoReturn
 
 from .base import GameOver, Ruleset
-from .record import RecordError, ShotRecord, owner
+from .game import owner, piece_key
+from .hints import Hints, placements_of
+from .record import Event, RecordError, Shot, pair_of, piece_of, to_of
 from .ruling import Action, Call, Outcome, Ruling
 
 __all__ = ["Cvrnkana", "CvrnkanaState", "match_points", "game_result"]
@@ -31,12 +33,8 @@ def other(player: str) -> str:
     return "B" if player == "A" else "A"
 
 
-def marble_key(marble: str) -> tuple[str, int]:
-    return marble[0], int(marble[1:])
-
-
 def _sorted(marbles: Iterable[str]) -> list[str]:
-    return sorted(marbles, key=marble_key)
+    return sorted(marbles, key=piece_key)
 
 
 def _call(code: str, player: str | None, review: bool = False, evidence: Mapping[str, Any] | None = None) -> Call:
@@ -111,7 +109,7 @@ def _state(game_number: int, toss_winner: str, to_move: str, marbles: Mapping[st
         shot=shot, outcome=outcome, final_flick=final_flick)
 
 
-class Cvrnkana(Ruleset):
+class Cvrnkana(Ruleset[CvrnkanaState]):
     """Cvrnkaná rules. ``Cvrnkana(profile.geometry, **options)``; options are the class flags below."""
 
     game: ClassVar[str] = "cvrnkana"
@@ -153,15 +151,27 @@ class Cvrnkana(Ruleset):
         return _state(game_number, toss_winner, starter, {"A": count, "B": count}, {}, (), behind,
                       {"A": 0, "B": 0}, 0, None, False)
 
+    def next_game(self, state: CvrnkanaState, shot: Shot | None, game_no: int) -> CvrnkanaState:
+        """The next game of the match: the same toss, so clause 1 picks who starts it."""
+        return self.initial(toss_winner=state.toss_winner, game_number=game_no)
+
+    def hints(self, state: CvrnkanaState, ruling: Ruling | None = None) -> Hints:
+        """The field marbles at known places; the spares that may still roll into the camera's view are
+        those behind the start lines, then those on the field at an unknown place (they left the view, or
+        a referee entered a flick the camera did not see)."""
+        known = {m: p for m, p in state.field if p is not None}
+        unknown = tuple(m for m, p in state.field if p is None)
+        return Hints(state.to_move, known, placements_of(ruling), tuple(state.behind) + unknown, tuple(state.behind))
+
     def state_from_dict(self, data: Mapping[str, Any]) -> CvrnkanaState:
         """Inverse of ``CvrnkanaState.to_dict``; a malformed document raises ValueError naming the field."""
-        def need(key, kind):
+        def need(key: str, kind: type) -> Any:
             if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool) and kind is not bool:
                 raise ValueError(f"cvrnkana state: {key} is missing or not a {getattr(kind, '__name__', kind)}")
             return data[key]
         if not isinstance(data, Mapping) or data.get("game") != "cvrnkana":
             raise ValueError("cvrnkana state: game must be 'cvrnkana'")
-        pos = {}
+        pos: dict[str, Point | None] = {}
         for m, p in need("field", Mapping).items():
             pos[m] = None if p is None else (float(p[0]), float(p[1]))
         places = list(pos) + list(need("pit", list)) + list(need("behind", list))
@@ -209,7 +219,7 @@ class Cvrnkana(Ruleset):
                 "meta": {"source": "referee", "note": "flick out of the camera's view"}}
 
     # -- the shot --------------------------------------------------------------------------------
-    def apply(self, state: CvrnkanaState, shot: ShotRecord) -> tuple[CvrnkanaState, Ruling]:
+    def apply(self, state: CvrnkanaState, shot: Shot) -> tuple[CvrnkanaState, Ruling]:
         where = f"shot {state.shot + 1}"
         if state.outcome is not None:
             o = state.outcome
@@ -223,7 +233,7 @@ class Cvrnkana(Ruleset):
 class _Shot:
     """Working copy for one ``apply``: validates the record against the state, then rules on it."""
 
-    def __init__(self, rules: Cvrnkana, state: CvrnkanaState, shot: ShotRecord, where: str):
+    def __init__(self, rules: Cvrnkana, state: CvrnkanaState, shot: Shot, where: str) -> None:
         self.rules, self.s, self.rec, self.where = rules, state, shot, where
         self.tol = float(rules.geometry["moved_tolerance_mm"])
         self.pos = state.positions()
@@ -234,7 +244,7 @@ class _Shot:
         self.calls: list[Call] = []
         self.actions: list[Action] = []
 
-    def fail(self, path: str, message: str):
+    def fail(self, path: str, message: str) -> NoReturn:
         raise RecordError(f"{self.where}: {path}: {message}")
 
     def where_is(self, m: str) -> str:
@@ -247,22 +257,31 @@ class _Shot:
         self.pit.discard(m)
         if self.status.get(m, "out") != "out":
             self.behind.add(m)
-        self.actions.append(Action("to_start_line", m, owner(m), self.rules.start_line_centre(owner(m)), reason))
+        self.actions.append(Action("to_start_line", m, m[0], self.rules.start_line_centre(m[0]), reason))
 
     # -- validation ------------------------------------------------------------------------------
     def classify(self) -> None:
-        rec, st = self.rec, self.status
+        rec = self.rec
         for i, e in enumerate(rec.events):
             if e.kind not in EVENTS:
                 self.fail(f"events[{i}].kind", f"{e.kind!r} is not a cvrnkana event (expected one of {', '.join(EVENTS)})")
-        touches = [(i, e.piece) for i, e in enumerate(rec.events) if e.kind == "touch"]
+        touches = [(i, piece_of(e)) for i, e in enumerate(rec.events) if e.kind == "touch"]
         if touches and rec.player and rec.player != self.s.to_move:
             self.fail("player", f"it is {self.s.to_move}'s turn, not {rec.player}'s (one flick each in turn, clause 2)")
-        self.player = p = self.s.to_move if touches else (rec.player or self.s.to_move)
+        self.player = self.s.to_move if touches else (rec.player or self.s.to_move)
         # on the field after the shot: seen there, in the pit, or rolled out of the camera's view ('off':
         # still on the field, its place unknown)
-        self.appear = set(rec.after) | {e.piece for e in rec.events_of("pit")} | {e.piece for e in rec.events_of("off")}
-        own, opp = [], []
+        self.appear = set(rec.after) | {piece_of(e) for e in rec.events_of("pit")} | {piece_of(e) for e in rec.events_of("off")}
+        self.read_touches(touches)
+        self.check_places()
+        self.check_events(bool(touches))
+
+    def read_touches(self, touches: list[tuple[int, str]]) -> None:
+        """What the player's touches ``(event index, marble)`` make of the shot: the flicked marble, whether it is
+        an opening flick from behind the start line, and the other marbles touched (clauses 2 and 7d)."""
+        st, p = self.status, self.player
+        own: list[str] = []
+        opp: list[str] = []
         for i, m in touches:
             if st.get(m) == "pit" or (st.get(m, "out") == "out" and m[0] != p):
                 self.fail(f"events[{i}].piece", f"touch on {m}, which is {self.where_is(m)}")
@@ -277,44 +296,65 @@ class _Shot:
         self.opp_touched = [m for m in opp if st.get(m) == "field"]
         self.is_flick = self.flicked is not None or bool(self.opp_touched)
 
-        def placed_ok(m):
-            return st.get(m) == "field" or (m == self.flicked and self.opening)
-        for m in rec.before:
-            if st.get(m) != "field":
+    def placed_ok(self, m: str) -> bool:
+        """``m`` may be on the field after the shot: it was there before, or this shot flicked it onto it."""
+        return self.status.get(m) == "field" or (m == self.flicked and self.opening)
+
+    def check_places(self) -> None:
+        """The marbles seen before the shot were on the field; those seen after it may be there."""
+        for m in self.rec.before:
+            if self.status.get(m) != "field":
                 self.fail(f"before.{m}", f"{m} is {self.where_is(m)}, not on the field")
-        for m in rec.after:
-            if not placed_ok(m):
-                self.fail(f"after.{m}", f"{m} is {self.where_is(m)} and was not flicked by {p} in this shot")
+        for m in self.rec.after:
+            if not self.placed_ok(m):
+                self.fail(f"after.{m}", f"{m} is {self.where_is(m)} and was not flicked by {self.player} in this shot")
+
+    def check_events(self, touches: bool) -> None:
+        """Each event names marbles where it can happen to them (``touches``: the shot has touch events)."""
+        st, p = self.status, self.player
         ext_seen: set[str] = set()
-        for i, e in enumerate(rec.events):
+        for i, e in enumerate(self.rec.events):
             path = f"events[{i}]"
-            if e.kind == "pit" and not placed_ok(e.piece):
-                self.fail(f"{path}.piece", f"{e.piece} entered the pit but is {self.where_is(e.piece)}"
-                          + ("" if st.get(e.piece) == "pit" else f" and was not flicked by {p}"))
-            elif e.kind == "contact":
-                for name in ("a", "b"):
-                    m = getattr(e, name)
-                    if st.get(m, "out") == "out" and m != self.flicked:
-                        self.fail(f"{path}.{name}", f"{m} is {self.where_is(m)}")
-            elif e.kind == "lost" and (st.get(e.piece) != "field" or e.piece in self.appear):
-                why = "is also seen in after or the pit" if st.get(e.piece) == "field" else f"is {self.where_is(e.piece)}"
-                self.fail(f"{path}.piece", f"lost marble {e.piece} {why}")
+            if e.kind == "contact":
+                self.check_contact(path, e)
+                continue
+            m = piece_of(e)  # every other cvrnkana event names one marble
+            if e.kind == "pit" and not self.placed_ok(m):
+                self.fail(f"{path}.piece", f"{m} entered the pit but is {self.where_is(m)}"
+                          + ("" if st.get(m) == "pit" else f" and was not flicked by {p}"))
+            elif e.kind == "lost" and (st.get(m) != "field" or m in self.appear):
+                why = "is also seen in after or the pit" if st.get(m) == "field" else f"is {self.where_is(m)}"
+                self.fail(f"{path}.piece", f"lost marble {m} {why}")
             elif e.kind == "relocate":
-                if touches:
-                    self.fail(f"{path}.kind", "a relocation (7h) is not a flick; record it apart from touches")
-                if st.get(e.piece) != "field" or e.piece[0] != self.s.to_move:
-                    self.fail(f"{path}.piece", f"only {self.s.to_move} (to move) may relocate an own marble on the "
-                              f"field; {e.piece} is {self.where_is(e.piece)}")
-            elif e.kind == "pickup" and st.get(e.piece) not in ("field", "behind"):
-                self.fail(f"{path}.piece", f"picked-up marble {e.piece} is {self.where_is(e.piece)}")
+                self.check_relocate(path, m, touches)
+            elif e.kind == "pickup" and st.get(m) not in ("field", "behind"):
+                self.fail(f"{path}.piece", f"picked-up marble {m} is {self.where_is(m)}")
             elif e.kind == "external":
-                if not (st.get(e.piece) in ("field", "behind") or (e.piece == self.flicked and self.opening)):
-                    self.fail(f"{path}.piece", f"{e.piece} is {self.where_is(e.piece)}")
-                if e.piece in ext_seen:
-                    self.fail(f"{path}.piece", f"{e.piece} has two external events")
-                ext_seen.add(e.piece)
-                if e.effect == "stopped" and e.piece not in rec.after:
-                    self.fail(f"{path}.effect", f"{e.piece} was stopped by an external factor, so it must be in after")
+                self.check_external(path, m, e.effect, ext_seen)
+
+    def check_contact(self, path: str, e: Event) -> None:
+        """Both marbles of a contact are in this game (or one is the marble just flicked into it)."""
+        for name, m in zip(("a", "b"), pair_of(e)):
+            if self.status.get(m, "out") == "out" and m != self.flicked:
+                self.fail(f"{path}.{name}", f"{m} is {self.where_is(m)}")
+
+    def check_relocate(self, path: str, m: str, touches: bool) -> None:
+        """Clause 7h: a relocation is recorded on its own, of an own marble on the field of the player to move."""
+        if touches:
+            self.fail(f"{path}.kind", "a relocation (7h) is not a flick; record it apart from touches")
+        if self.status.get(m) != "field" or m[0] != self.s.to_move:
+            self.fail(f"{path}.piece", f"only {self.s.to_move} (to move) may relocate an own marble on the "
+                      f"field; {m} is {self.where_is(m)}")
+
+    def check_external(self, path: str, m: str, effect: str | None, ext_seen: set[str]) -> None:
+        """Clauses 7f/7g: one external event per marble in play; a stopped marble is seen where it stopped."""
+        if not (self.status.get(m) in ("field", "behind") or (m == self.flicked and self.opening)):
+            self.fail(f"{path}.piece", f"{m} is {self.where_is(m)}")
+        if m in ext_seen:
+            self.fail(f"{path}.piece", f"{m} has two external events")
+        ext_seen.add(m)
+        if effect == "stopped" and m not in self.rec.after:
+            self.fail(f"{path}.effect", f"{m} was stopped by an external factor, so it must be in after")
 
     # -- ruling ----------------------------------------------------------------------------------
     def run(self) -> tuple[CvrnkanaState, Ruling]:
@@ -325,20 +365,22 @@ class _Shot:
                                     evidence={"game_number": s.game_number, "starter": s.starter}))
         self.pos.update(rec.before)
         start = dict(self.pos)
-        pit_ev = {e.piece for e in rec.events_of("pit")}
-        ext = {e.piece: e.effect or "moved" for e in rec.events_of("external")}
-        reloc = {e.piece: e.to for e in rec.events_of("relocate")}
-        lost = {e.piece for e in rec.events_of("lost")}
+        pit_ev = {piece_of(e) for e in rec.events_of("pit")}
+        ext = {piece_of(e): e.effect or "moved" for e in rec.events_of("external")}
+        reloc = {piece_of(e): to_of(e) for e in rec.events_of("relocate")}
+        lost = {piece_of(e) for e in rec.events_of("lost")}
 
-        out_of_view = {e.piece for e in rec.events_of("off")}
+        out_of_view = {piece_of(e) for e in rec.events_of("off")}
 
-        def moved(m):
+        def moved(m: str) -> bool:
             if m in pit_ev or m in out_of_view:
                 return True
             if m in rec.after:
-                return start.get(m) is None or math.dist(start[m], rec.after[m]) > self.tol
+                was = start.get(m)
+                return was is None or math.dist(was, rec.after[m]) > self.tol
             return m in rec.before  # seen before the shot, gone from view after it
-        candidates = [m for m in self.status if self.status[m] == "field"] + ([self.flicked] if self.opening else [])
+        opener = [self.flicked] if self.opening and self.flicked is not None else []  # opening implies a flicked marble
+        candidates = [m for m in self.status if self.status[m] == "field"] + opener
         moved_all = {m for m in candidates if moved(m)}
         movers = moved_all - set(ext) - set(reloc) - lost
         self.flick_calls(moved_all)
@@ -357,7 +399,7 @@ class _Shot:
             if m not in movers and m not in ext and m not in reloc and self.status.get(m) == "field":
                 self.pos[m] = xy  # still within the tolerance: keep the latest sighting
         joined = self.flicked in self.pos or self.flicked in self.pit
-        if self.opening and self.status.get(self.flicked, "out") == "out" and joined:
+        if opener and self.status.get(opener[0], "out") == "out" and joined:
             self.counts[p] += 1
             self.calls.append(_call("extra_marble_joins", p, evidence={"piece": self.flicked, "marbles": self.counts[p]}))
         if movers and not self.is_flick:
@@ -366,7 +408,7 @@ class _Shot:
         for m in _sorted(lost):
             self.pos.pop(m)
             self.behind.add(m)
-            self.actions.append(Action("replace", m, owner(m), self.rules.start_line_centre(owner(m)), "marble_replaced"))
+            self.actions.append(Action("replace", m, m[0], self.rules.start_line_centre(m[0]), "marble_replaced"))
             self.calls.append(_call("marble_replaced", owner(m), evidence={"piece": m}))
         for m, to in reloc.items():
             self.relocate(m, to, start.get(m))
@@ -398,8 +440,9 @@ class _Shot:
             return False
         reached = {self.flicked} if self.flicked else set()
         for e in self.rec.events_of("contact"):
-            if e.a in reached or e.b in reached:
-                reached |= {e.a, e.b}
+            a, b = pair_of(e)
+            if a in reached or b in reached:
+                reached |= {a, b}
         bad = _sorted(m for m in movers if m[0] != self.player and (m in self.touched or m not in reached))
         if bad:
             self.calls.append(_call("opponent_marble_moved", self.player, evidence={
@@ -418,8 +461,8 @@ class _Shot:
     def externals(self, ext: Mapping[str, str], start: Mapping[str, Point | None]) -> None:
         """Clauses 7f/7g: an external factor's effect is undone, except a stopped opponent's marble."""
         for m in _sorted(ext):
-            after = self.rec.after.get(m)
             if ext[m] == "stopped":
+                after = self.rec.after[m]  # a stopped marble is seen where it stopped (classify checks it)
                 own = m[0] == self.player
                 if own and math.hypot(*after) < self.rules.geometry["start_line_distance_mm"]:
                     self.to_line(m, "external_stopped_own")
@@ -432,10 +475,10 @@ class _Shot:
                 if self.opening and m == self.flicked and self.status.get(m, "out") == "out":
                     self.counts[m[0]] += 1
                     self.calls.append(_call("extra_marble_joins", m[0], evidence={"piece": m, "marbles": self.counts[m[0]]}))
-            elif self.status.get(m) == "field" and start.get(m) is not None:
-                self.pos[m] = start[m]
-                self.actions.append(Action("return", m, m[0], start[m], "external_returned"))
-                self.calls.append(_call("external_returned", m[0], evidence={"piece": m, "at": list(start[m])}))
+            elif self.status.get(m) == "field" and (was := start.get(m)) is not None:
+                self.pos[m] = was
+                self.actions.append(Action("return", m, m[0], was, "external_returned"))
+                self.calls.append(_call("external_returned", m[0], evidence={"piece": m, "at": list(was)}))
             else:
                 self.to_line(m, "external_to_start_line")
                 self.calls.append(_call("external_to_start_line", m[0], evidence={"piece": m}))

@@ -21,11 +21,14 @@ def catalog(lang: str) -> Mapping[str, str]:
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r} (expected one of {', '.join(LANGS)})")
     raw = (resources.files("rules") / "locale" / f"{lang}.json").read_text(encoding="utf-8")
-    return json.loads(raw)
+    texts: dict[str, str] = json.loads(raw)
+    return texts
 
 
-class _Safe(dict):
-    def __missing__(self, key):
+class _Safe(dict[str, str]):
+    """Format fields where a field the evidence lacks stays as written (``{piece}``)."""
+
+    def __missing__(self, key: str) -> str:
         return "{" + key + "}"
 
 

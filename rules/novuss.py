@@ -7,15 +7,17 @@ Latvian federation's rules are used, each as an option (``OPTIONS``) so a club c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .base import GameOver, Ruleset
-from .geometry import dist, disc_fits_in_rect, disc_touches_rect, free_spot_on_circle, free_spot_on_line
-from .record import Event, RecordError, ShotRecord, owner
+from .geometry import dist, disc_fits_in_rect, free_spot_on_circle, free_spot_on_line
+from .game import owner
+from .hints import Hints, placements_of
+from .record import Event, RecordError, Shot, pair_of, piece_of
 from .ruling import Action, Call, Outcome, Ruling
 
-__all__ = ["Novuss", "NovussSeed", "NovussState", "Shot"]
+__all__ = ["Novuss", "NovussSeed", "NovussState", "Stroke"]
 
 PAWNS = tuple(f"{p}{i}" for p in "AB" for i in range(1, 9))
 OWN_CUSHION = {"A": "S", "B": "N"}
@@ -49,7 +51,7 @@ class NovussState:
     def on_table(self, player: str) -> list[str]:
         return [p for p, _ in self.positions if owner(p) == player]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "game": "novuss", "shot": self.shot, "to_move": self.to_move,
             "positions": {p: [round(x, 3), round(y, 3)] for p, (x, y) in self.positions},
@@ -64,7 +66,7 @@ def _state(positions: Mapping[str, tuple[float, float]], **kw: Any) -> NovussSta
 
 
 @dataclass(frozen=True)
-class Shot:
+class Stroke:
     """What happened in one stroke, read from the shot record (no rule applied yet)."""
 
     player: str
@@ -80,7 +82,7 @@ class Shot:
     after: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
 
-class Novuss(Ruleset):
+class Novuss(Ruleset[NovussState]):
     """The amateur variant with the federation's answers where the seed is silent."""
 
     game = "novuss"
@@ -162,11 +164,11 @@ class Novuss(Ruleset):
         right = sum(1 for k, p in pieces.items() if k != "bat" and p[0] > 0)
         xr = free_spot_on_line(0.0, y, self.r_pawn, others, +1, -limit, limit)
         xl = free_spot_on_line(0.0, y, self.r_pawn, others, -1, -limit, limit)
-        if xl is None and xr is None:
-            return None
-        if xr is None or (left < right and xl is not None):
+        if xl is None:
+            return None if xr is None else (xr, y)
+        if xr is None or left < right:
             return (xl, y)
-        if xl is None or right < left:
+        if right < left:
             return (xr, y)
         return (xl, y) if abs(xl) < abs(xr) else (xr, y)
 
@@ -200,6 +202,17 @@ class Novuss(Ruleset):
             raise ValueError(f"first player must be 'A' or 'B', got {first!r}")
         return _state(self.opening() if positions is None else positions, to_move=first)
 
+    def next_game(self, state: NovussState, shot: Shot | None, game_no: int) -> NovussState:
+        """A new set starts from where the pawns stand, the shooter of its first stroke to move (with no
+        stroke yet, from the opening layout, A to move)."""
+        if shot is None:
+            return self.initial()
+        return self.initial(first=shot.player or "A", positions={k: v for k, v in shot.before.items() if k != "bat"})
+
+    def hints(self, state: NovussState, ruling: Ruling | None = None) -> Hints:
+        """The pawns where the state has them (the bat is placed by hand before every stroke)."""
+        return Hints(state.to_move, dict(state.positions), placements_of(ruling))
+
     def state_from_dict(self, d: Mapping[str, Any]) -> NovussState:
         out = d.get("outcome")
         return _state({k: tuple(v) for k, v in d["positions"].items()}, pocketed=tuple(d["pocketed"]),
@@ -207,51 +220,37 @@ class Novuss(Ruleset):
                       outcome=Outcome(out["result"], out["winner"], out["reason"]) if out else None)
 
     # ----- reading a shot -------------------------------------------------------------------------
-    def read(self, state: NovussState, rec: ShotRecord, where: str) -> Shot:
+    def read(self, state: NovussState, rec: Shot, where: str) -> Stroke:
         """Check the record against the state and extract what the rules look at."""
         player = rec.player or state.to_move
-        for key, src in (("before", rec.before), ("after", rec.after)):
-            for piece in src:
-                if piece in state.pocketed:
-                    raise RecordError(f"{where}: {key}.{piece}: {piece} is already pocketed")
-        for i, ev in enumerate(rec.events):
-            for piece in ev.pieces():
-                if piece in state.pocketed:
-                    raise RecordError(f"{where}: events[{i}]: {piece} is already pocketed (pawn pocketed twice)")
+        _check_not_pocketed(state, rec, where)
         if "bat" not in rec.before:
             raise RecordError(f"{where}: before.bat: the bat must be on the board before a stroke")
         before = {**state.pos, **rec.before}
-        gone = {e.piece for e in rec.events_of("pocket", "off")}
+        gone = {piece_of(e) for e in rec.events_of("pocket", "off")}
         for piece in rec.before:
             if piece not in rec.after and piece not in gone:
                 raise RecordError(f"{where}: after.{piece}: {piece} is in before but neither in after nor pocketed/off")
         for piece in rec.after:
             if piece not in before:
                 raise RecordError(f"{where}: after.{piece}: {piece} appears but was not on the board")
-        ricochet_side = FAR_CUSHION[player]
-        bat_contacts: list[Event] = []
-        ricochet = False
-        for ev in rec.events:
-            if ev.kind == "cushion" and ev.piece == "bat" and not bat_contacts and ev.side == ricochet_side:
-                ricochet = True
-            if ev.kind == "contact" and "bat" in (ev.a, ev.b):
-                bat_contacts.append(ev)
+        ricochet, bat_contacts = _bat_path(rec, player)
         first: tuple[str, ...] = ()
         first_t = None
         if bat_contacts:
             first_t = bat_contacts[0].t
             first = tuple(sorted({_partner(e) for e in bat_contacts if e.t - first_t <= self.same_time_s + 1e-12}))
         bat_gone = next((e for e in rec.events if e.piece == "bat" and e.kind in ("pocket", "off")), None)
-        return Shot(
+        return Stroke(
             player=player, before=before, stroke="ricochet" if ricochet else "direct",
             bat_contacts=tuple(bat_contacts), first=first, first_t=first_t,
-            pocketed=tuple(e.piece for e in rec.events_of("pocket") if e.piece != "bat"),
+            pocketed=tuple(piece_of(e) for e in rec.events_of("pocket") if e.piece != "bat"),
             off=tuple(e for e in rec.events_of("off") if e.piece != "bat"), bat_gone=bat_gone,
             bat_after=rec.after.get("bat"), after={**{k: v for k, v in before.items() if k not in gone}, **rec.after},
         )
 
     # ----- the rules ------------------------------------------------------------------------------
-    def fouls(self, shot: Shot) -> tuple[list[Call], list[str]]:
+    def fouls(self, shot: Stroke) -> tuple[list[Call], list[str]]:
         """Section II: which penalties this stroke earned, and which own dark pawns go back (II.4)."""
         p = shot.player
         calls: list[Call] = []
@@ -277,11 +276,11 @@ class Novuss(Ruleset):
                     back.append(pawn)
                     break
             for ev in shot.off:
-                if owner(ev.piece) == other(p):
+                if owner(piece_of(ev)) == other(p):
                     calls.append(Call("opponent_pawn_off_direct", p, evidence={"t": ev.t, "piece": ev.piece}))
         return calls, back
 
-    def review_first_contact(self, shot: Shot, rec: ShotRecord) -> Call | None:
+    def review_first_contact(self, shot: Stroke, rec: Shot) -> Call | None:
         """A first-contact call that the timing uncertainty could move across either edge of 'at the same time'
         (own first vs together, or together vs opponent first)."""
         own = next((e for e in shot.bat_contacts if owner(_partner(e)) == shot.player), None)
@@ -296,7 +295,7 @@ class Novuss(Ruleset):
                                   "own": _partner(own), "opponent": _partner(opp)})
         return None
 
-    def apply(self, state: NovussState, rec: ShotRecord) -> tuple[NovussState, Ruling]:
+    def apply(self, state: NovussState, rec: Shot) -> tuple[NovussState, Ruling]:
         where = f"shot {state.shot + 1}"
         if rec.game != "novuss":
             raise RecordError(f"{where}: game: is {rec.game!r}, expected 'novuss'")
@@ -312,21 +311,51 @@ class Novuss(Ruleset):
         pocketed = list(state.pocketed)
         potted_now = [k for k in shot.pocketed if k not in back]
         pocketed += potted_now
+        self._put_back(shot, back, pos, calls, actions, where)
+        penalised = any(c.code in _PENALTY_CODES for c in calls)
+        debt = self._pay_penalties(state, p, penalised, pocketed, pos, calls, actions, where)
+        keeps = self._keeps_turn(shot, potted_now, penalised, calls)
+        if review is not None:
+            calls.append(review)
+        outcome = self.outcome(p, pos)
+        if outcome is not None:
+            calls.append(Call(outcome.reason, outcome.winner, evidence={"winner": outcome.winner or "-"}))
+        new = _state(pos, pocketed=tuple(pocketed), debt=(debt[0], debt[1]),
+                     to_move=p if keeps else o, shot=state.shot + 1, outcome=outcome)
+        ruling = Ruling(
+            shot=state.shot + 1, game="novuss", player=p, calls=tuple(calls), actions=tuple(actions),
+            next_player=None if outcome else new.to_move, game_over=outcome, score=self.score(new),
+            pocketed={"A": tuple(k for k in potted_now if owner(k) == "A"), "B": tuple(k for k in potted_now if owner(k) == "B")},
+            stroke=shot.stroke, first_contact=_first_kind(shot), review=review is not None,
+        )
+        return new, ruling
+
+    def _put_back(self, shot: Stroke, back: list[str], pos: dict[str, tuple[float, float]], calls: list[Call],
+                  actions: list[Action], where: str) -> None:
+        """II.4 and II.5: the own dark pawns hit go back where they were, the pawns off the board to the circle."""
+        o = other(shot.player)
         for pawn in back:  # II.4: the dark pawn goes back to its previous place
             pos[pawn] = shot.before[pawn]
             actions.append(Action("return", piece=pawn, at=shot.before[pawn], reason="dark_pawn_hit_direct"))
         for ev in shot.off:  # II.5 (and, seed silent, every pawn over the cushion) -> the circle
-            if ev.piece in back:
+            piece = piece_of(ev)
+            if piece in back:
                 continue
-            spot = self.circle_spot(ev.side, shot.before.get(ev.piece), pos)
+            spot = self.circle_spot(ev.side, shot.before.get(piece), pos)
             if spot is None:
-                raise RecordError(f"{where}: events: no free place in the circle for {ev.piece}")
-            pos[ev.piece] = spot
-            reason = "opponent_pawn_off_direct" if shot.stroke == "direct" and owner(ev.piece) == o else "pawn_off_board"
-            actions.append(Action("return", piece=ev.piece, at=spot, reason=reason))
-            calls.append(Call("pawn_returned_to_circle", owner(ev.piece), evidence={"piece": ev.piece, "at": [round(spot[0], 1), round(spot[1], 1)]}))
+                raise RecordError(f"{where}: events: no free place in the circle for {piece}")
+            pos[piece] = spot
+            reason = "opponent_pawn_off_direct" if shot.stroke == "direct" and owner(piece) == o else "pawn_off_board"
+            actions.append(Action("return", piece=piece, at=spot, reason=reason))
+            calls.append(Call("pawn_returned_to_circle", owner(piece), evidence={"piece": piece, "at": [round(spot[0], 1), round(spot[1], 1)]}))
+
+    def _pay_penalties(self, state: NovussState, p: str, penalised: bool, pocketed: list[str],
+                       pos: dict[str, tuple[float, float]], calls: list[Call], actions: list[Action],
+                       where: str) -> list[int]:
+        """Section II: the shooter's new penalty (if ``penalised``) and both players' debts, paid with pocketed
+        pawns put down by the far cushion; returns the debts (A, B) left."""
+        o = other(p)
         debt = list(state.debt)
-        penalised = any(c.code in _PENALTY_CODES for c in calls)
         if penalised:
             debt["AB".index(p)] += 1
         # Penalties and debts are paid with the player's pocketed pawns; with all eight on the table
@@ -350,6 +379,11 @@ class Novuss(Ruleset):
                 code = "penalty_pawn" if fresh else "debt_settled"
                 calls.append(Call(code, who, evidence={"piece": pawn, "at": [round(spot[0], 1), round(spot[1], 1)]}))
                 actions.append(Action("place_penalty", piece=pawn, player=who, at=spot, reason=code))
+        return debt
+
+    def _keeps_turn(self, shot: Stroke, potted_now: list[str], penalised: bool, calls: list[Call]) -> bool:
+        """Section III: whether the shooter strikes again (the series continues), with the calls that decide it."""
+        p, o = shot.player, other(shot.player)
         own_potted = [k for k in potted_now if owner(k) == p]
         opp_potted = [k for k in potted_now if owner(k) == o]
         keeps = bool(own_potted)
@@ -374,20 +408,7 @@ class Novuss(Ruleset):
                 calls.append(Call("review_bat_zone", p, review=True, evidence={"margin_mm": round(margin, 2)}))
         if keeps:
             calls.append(Call("series_continues", p, evidence={"player": p}))
-        if review is not None:
-            calls.append(review)
-        outcome = self.outcome(p, pos)
-        if outcome is not None:
-            calls.append(Call(outcome.reason, outcome.winner, evidence={"winner": outcome.winner or "-"}))
-        new = _state(pos, pocketed=tuple(pocketed), debt=(debt[0], debt[1]),
-                     to_move=p if keeps else o, shot=state.shot + 1, outcome=outcome)
-        ruling = Ruling(
-            shot=state.shot + 1, game="novuss", player=p, calls=tuple(calls), actions=tuple(actions),
-            next_player=None if outcome else new.to_move, game_over=outcome, score=self.score(new),
-            pocketed={"A": tuple(k for k in potted_now if owner(k) == "A"), "B": tuple(k for k in potted_now if owner(k) == "B")},
-            stroke=shot.stroke, first_contact=_first_kind(shot), review=review is not None,
-        )
-        return new, ruling
+        return keeps
 
     def outcome(self, shooter: str, pos: Mapping[str, tuple[float, float]]) -> Outcome | None:
         left = {who: sum(1 for k in pos if owner(k) == who) for who in "AB"}
@@ -403,7 +424,7 @@ class Novuss(Ruleset):
         return None
 
     @staticmethod
-    def score(state: NovussState) -> dict:
+    def score(state: NovussState) -> dict[str, dict[str, int]]:
         return {who: {"pocketed": sum(1 for k in state.pocketed if owner(k) == who),
                       "on_table": len(state.on_table(who)), "debt": state.debt_of(who)} for who in "AB"}
 
@@ -424,11 +445,38 @@ _PENALTY_CODES = frozenset({
 })
 
 
+def _check_not_pocketed(state: NovussState, rec: Shot, where: str) -> None:
+    """No piece the record names (before, after, or in an event) is one the state has pocketed."""
+    for key, src in (("before", rec.before), ("after", rec.after)):
+        for piece in src:
+            if piece in state.pocketed:
+                raise RecordError(f"{where}: {key}.{piece}: {piece} is already pocketed")
+    for i, ev in enumerate(rec.events):
+        for piece in ev.pieces():
+            if piece in state.pocketed:
+                raise RecordError(f"{where}: events[{i}]: {piece} is already pocketed (pawn pocketed twice)")
+
+
+def _bat_path(rec: Shot, player: str) -> tuple[bool, list[Event]]:
+    """Whether the bat came off the far cushion before touching a pawn (a ricochet), and its contacts in order."""
+    ricochet_side = FAR_CUSHION[player]
+    bat_contacts: list[Event] = []
+    ricochet = False
+    for ev in rec.events:
+        if ev.kind == "cushion" and ev.piece == "bat" and not bat_contacts and ev.side == ricochet_side:
+            ricochet = True
+        if ev.kind == "contact" and "bat" in (ev.a, ev.b):
+            bat_contacts.append(ev)
+    return ricochet, bat_contacts
+
+
 def _partner(ev: Event) -> str:
-    return ev.b if ev.a == "bat" else ev.a
+    """The piece the bat met in a contact event."""
+    a, b = pair_of(ev)
+    return b if a == "bat" else a
 
 
-def _first_kind(shot: Shot) -> str:
+def _first_kind(shot: Stroke) -> str:
     owners = {owner(k) for k in shot.first}
     if not owners:
         return "none"

@@ -75,7 +75,7 @@ class Call:
     review: bool = False
     evidence: Mapping[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.code not in CODES:
             raise ValueError(f"unknown call code {self.code!r}")
 
@@ -83,8 +83,8 @@ class Call:
     def clause(self) -> str:
         return CODES[self.code]
 
-    def to_dict(self, lang: str = "en") -> dict:
-        out = {"code": self.code, "clause": self.clause, "player": self.player,
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "clause": self.clause, "player": self.player,
                "text": text_for(self.code, lang, self.evidence)}
         if self.review:
             out["review"] = True
@@ -104,7 +104,7 @@ class Action:
     reason: str | None = None
     amount: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
         for name in ("piece", "player", "at", "reason", "amount"):
             value = getattr(self, name)
@@ -119,7 +119,7 @@ class Outcome:
     winner: str | None
     reason: str  # a call code
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"result": self.result, "winner": self.winner, "reason": self.reason}
 
 
@@ -141,7 +141,7 @@ class Ruling:
     def codes(self) -> list[str]:
         return [c.code for c in self.calls]
 
-    def to_dict(self, lang: str = "en") -> dict:
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
         out: dict[str, Any] = {"shot": self.shot, "game": self.game, "player": self.player}
         if self.game == "novuss":
             out["stroke"] = self.stroke
@@ -156,7 +156,8 @@ class Ruling:
         return out
 
 
-def _plain(obj):
+def _plain(obj: object) -> object:
+    """JSON-ready: mappings to dicts with str keys, sequences to lists, floats rounded."""
     if isinstance(obj, Mapping):
         return {str(k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

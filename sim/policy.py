@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 
+from rules.game import piece_key
 from rules.novuss import Novuss
 
 from .physics_cvrnkana import G_MM_S2, start_lines_mm
@@ -161,7 +162,7 @@ class CvrnkanaPolicy:
         st = session.state
         behind = [m for m in st.behind if m[0] == player]
         if behind:
-            marble = sorted(behind, key=lambda m: int(m[1:]))[0]
+            marble = sorted(behind, key=piece_key)[0]
             (x0, y), (x1, _) = start_lines_mm(self.g)[player]
             at = (self.rng.uniform(x0 + 20, x1 - 20), y - session.field.r - 1.0)
         else:

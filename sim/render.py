@@ -131,7 +131,6 @@ class Renderer:
     def render(self, frame, states_at: Callable[[float], object] | None = None) -> np.ndarray:
         """The camera image of ``frame`` (a ``sim.frames.SimFrame``). ``states_at(t_s) -> SimFrame`` supplies
         sub-frame states for motion blur and rolling shutter; without it the frame is rendered sharp."""
-        st = self.settings
         times = self.band_times(frame.t_s)
         if states_at is None or (len(times) == 1 and len(times[0]) == 1):
             samples = [[frame] * len(tb) for tb in times]

@@ -87,10 +87,8 @@ def _markers(img, geom: CanvasGeometry, markers, quiet_mm: float, paper, ink, ti
 
 def background(geom: CanvasGeometry, profile, settings: RenderSettings) -> np.ndarray:
     """The static canvas (uint8 BGR) for ``profile.game``."""
-    if profile.game == "novuss":
-        img = _novuss(geom, profile, settings)
-    else:
-        img = _cvrnkana(geom, profile, settings)
+    paint = _novuss if profile.spec.pockets_mm else _cvrnkana  # a pocketed board, or the open field and pit
+    img = paint(geom, profile, settings)
     if not settings.plain:
         img = cv2.GaussianBlur(img, (0, 0), 0.5)  # lens softness, paid once
     return np.clip(img, 0, 255).astype(np.uint8)

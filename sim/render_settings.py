@@ -146,11 +146,11 @@ def make_camera(profile, width: int, height: int, settings: RenderSettings = Ren
     """The overhead camera this game is filmed with, framed so that everything that must be seen is in the
     picture whatever the tilt and distortion: the whole Novuss frame with its markers, or the Cvrnkaná view
     rectangle around the pit with the marker tiles."""
-    g = profile.geometry
-    if profile.game == "novuss":
-        half_w = half_h = float(g["frame_mm"]) / 2.0 + 10.0
-    else:
-        half_w, half_h = float(g["view_half_width_mm"]), float(g["view_half_height_mm"])
+    spec = profile.spec
+    if spec.sees_whole_field:  # the whole frame round the board, and a little more
+        half_w = half_h = spec.geometry.frame_mm / 2.0 + 10.0
+    else:  # the camera's view rectangle
+        half_w, half_h = spec.bounds_mm
     must = [(sx * half_w, sy * half_h) for sx in (-1, 1) for sy in (-1, 1)]
     markers = profile.markers or {}
     s = float(markers.get("size_mm", 0.0)) * 0.75

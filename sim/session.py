@@ -72,6 +72,9 @@ class _Session:
         self.shots: list[SimShot] = []
         self.engine = None
         self.state = None
+        #: the engine's game state before each refereed shot, in order: what a bench judges every record
+        #: (vision's and the truth's) against
+        self.states_before: list = []
         if use_engine:
             try:
                 from rules import engine_for
@@ -80,6 +83,7 @@ class _Session:
                 self.engine = None
 
     def referee(self, record: Mapping[str, Any]):
+        self.states_before.append(self.state)
         if self.engine is None or self.state is None:
             return None
         self.state, ruling = self.engine.apply(self.state, parse_record(dict(record), "simulated shot", self.game))

@@ -133,7 +133,7 @@ def truth_document(ep: Episode, fps: float, camera, settings: RenderSettings, *,
     s = ep.session
     clip = ep.clip()
     prof = s.profile
-    physics = s.table.physics if ep.game == "novuss" else s.field.physics
+    physics = (s.table if hasattr(s, "table") else s.field).physics  # the session's board, or its field
     state = s.state.to_dict() if s.state is not None else None
     doc = _round({
         "schema": SCHEMA, "game": ep.game, "scenario": ep.scenario, "seed": ep.seed, "fps": float(fps),

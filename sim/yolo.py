@@ -22,7 +22,7 @@ from .video import write_png
 
 __all__ = ["CLASSES", "class_id", "yolo_boxes", "labelled_pieces", "export_yolo"]
 
-# the learned detector's class names, in its order (vision.train_data.CLASSES): a dataset exported here
+# the learned detector's class names, in its order (judge.training.data.CLASSES): a dataset exported here
 # trains a model that vision.detect_learned reads without renaming
 CLASSES = ("pawn_a", "pawn_b", "bat", "marble_a", "marble_b", "hand", "cue")
 MIN_VISIBLE = 0.5  # fraction of a box that must lie inside the image

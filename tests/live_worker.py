@@ -13,16 +13,34 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import judge.cmd_live  # noqa: E402
 from judge import cli  # noqa: E402
 from rules import parse_record  # noqa: E402
+from sim.scripted_vision import ScriptedShot  # noqa: E402
 
 
 class ScriptedPipeline:
+    """Stands in for vision (the ``Vision`` seam): the same records whatever it is told."""
+
+    in_shot = False
+    timings: dict = {}
+
     def __init__(self, records, delay_s):
         self.records, self.delay_s = records, delay_s
+
+    def start(self, hints, frame, t_s):
+        pass
+
+    def tell(self, hints):
+        pass
+
+    def positions(self):
+        return {}
 
     def feed(self, frame):
         time.sleep(self.delay_s)
         k, r = divmod(frame.index + 1, 4)
-        return [self.records[k - 1]] if r == 0 and 1 <= k <= len(self.records) else []
+        return ScriptedShot(self.records[k - 1]) if r == 0 and 1 <= k <= len(self.records) else None
+
+    def finish(self, t_s=None):
+        return None
 
 
 def main():

@@ -1,16 +1,11 @@
 """bench/learned_misses.py on hand-made frames: each miss gets exactly the cause it has, false alarms their place."""
 import math
-import os
-import sys
 
 import numpy as np
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-
-from learned_misses import Candidate, MissLog, match  # noqa: E402
-
-from calibration.profile import default_profile  # noqa: E402
-from vision.train_data import Box, LabelledFrame  # noqa: E402
+from bench.learned_misses import Candidate, MissLog, match
+from calibration.profile import default_profile
+from judge.training.data import Box, LabelledFrame
 
 NOVUSS = default_profile("novuss")
 

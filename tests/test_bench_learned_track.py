@@ -1,10 +1,5 @@
 """The identity counters of bench/learned_track.py on hand-made frames: they count exactly what they say."""
-import os
-import sys
-
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-
-from learned_track import IdentityScore, match  # noqa: E402
+from bench.learned_track import IdentityScore, match
 
 R = 15.0  # pawn radius, mm
 TRUTH = {"A1": (0.0, 0.0, R), "A2": (40.0, 0.0, R), "bat": (200.0, 0.0, 18.0)}

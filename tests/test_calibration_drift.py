@@ -7,7 +7,7 @@ from calibration.calfile import Calibration
 from calibration.camera import Camera
 from calibration.drift import DriftMonitor
 from calibration.plane import fit_markers
-from synthetic_board import noisy, render_board
+from sim.synthetic_board import noisy, render_board
 
 NOVUSS = default_profile("novuss")
 CAM = Camera.overhead(1280, 720, view_w_mm=1300, view_h_mm=1300, height_mm=1500, tilt_deg=5)

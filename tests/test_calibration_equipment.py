@@ -7,7 +7,7 @@ from calibration.camera import Camera
 from calibration.equipment import check_marble, check_pit, measure_disc
 from calibration.errors import EquipmentError
 from calibration.plane import fit_markers
-from synthetic_board import render_board
+from sim.synthetic_board import render_board
 
 CAM = Camera.overhead(1280, 720, view_w_mm=1300, view_h_mm=1300, height_mm=1500, tilt_deg=10,
                       dist=(-0.12, 0.03, 0.0, 0.0, 0.0))

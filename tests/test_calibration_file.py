@@ -12,7 +12,7 @@ from calibration.errors import CalibrationError
 from calibration.overlay import draw_overlay
 from calibration.plane import fit_markers
 from judge.cli import main
-from synthetic_board import render_board
+from sim.synthetic_board import render_board
 
 NOVUSS = default_profile("novuss")
 CAM = Camera.overhead(1280, 720, view_w_mm=1300, view_h_mm=1300, height_mm=1500, tilt_deg=10)

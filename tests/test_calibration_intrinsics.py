@@ -8,7 +8,7 @@ import pytest
 from calibration.camera import Camera
 from calibration.errors import CalibrationError
 from calibration.intrinsics import CharucoCalibrator, CharucoSpec, calibrate_intrinsics
-from synthetic_board import charuco_texture, render_plane
+from sim.synthetic_board import charuco_texture, render_plane
 
 W, H = 640, 360
 TRUE = Camera.overhead(W, H, view_w_mm=1300, view_h_mm=1300, height_mm=1500, dist=(-0.12, 0.03, 0.0, 0.0, 0.0))

@@ -8,7 +8,7 @@ from calibration.errors import CalibrationError
 from calibration.landmarks import landmarks_mm
 from calibration.markers import MarkerDetector, marker_corners_mm
 from calibration.plane import PlaneMap, Rectifier, fit_markers, from_points
-from synthetic_board import render_board
+from sim.synthetic_board import render_board
 
 NOVUSS = default_profile("novuss")
 LENS = (-0.12, 0.03, 0.0, 0.0, 0.0)

@@ -163,7 +163,7 @@ def test_killed_mid_match_restarts_with_no_shot_lost_or_judged_twice(tmp_path):
     done = subprocess.run(cmd + ["0"], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     assert f"resuming {journal}: game 1, {before} shot(s) already judged" in done.stdout
-    assert f"{4 * n + 3} frames, {n - before} shot(s) judged, {before} already in the journal" in done.stdout
+    assert f"{4 * n + 3} frames, {n - before} shot(s) judged, 0 refused (for the referee), {before} already in the journal" in done.stdout
     announced = [line.split(" player")[0] for line in done.stdout.splitlines() if line.startswith("game 1 shot ")]
     assert announced == [f"game 1 shot {k}" for k in range(before + 1, n + 1)]  # only the new ones are announced
     with Journal.open(journal) as j:

@@ -14,8 +14,8 @@ from sim.render_geometry import apparent_point_mm
 from sim.render_settings import RenderSettings
 import json
 
-from vision.train import DataSpec, TrainSpec, build_dataset, merge_datasets, train
-from vision.train_data import CLASSES, MIN_VISIBLE, LabelledFrame, label_frame, make_renderer, random_scene, tiles, yolo_lines
+from judge.training.train import DataSpec, TrainSpec, build_dataset, merge_datasets, train
+from judge.training.data import CLASSES, MIN_VISIBLE, LabelledFrame, label_frame, make_renderer, random_scene, tiles, yolo_lines
 from vision.types import VisionError
 
 

@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 
 from calibration.plane import PlaneMap
+from judge.training.data import make_renderer
+from judge.weights import shipped_weights
 from sim.frames import PieceState, SimFrame
 from vision.detectors import load_learned, make_detector
-from vision.train_data import make_renderer
 from vision.types import VisionError
+
+SHIPPED = shipped_weights()
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None,
                                 reason="ultralytics not installed (pip install '.[learned]')")
@@ -37,8 +40,8 @@ def novuss_scene():
 
 def test_a_game_keeps_to_its_own_classes(novuss_scene):
     profile, plane, image, frame = novuss_scene
-    own = load_learned(None, plane, conf=0.05, game="novuss")
-    other = load_learned(None, plane, conf=0.05, game="cvrnkana")
+    own = load_learned(SHIPPED, plane, conf=0.05, game="novuss")
+    other = load_learned(SHIPPED, plane, conf=0.05, game="cvrnkana")
     kinds = {d.kind for d in own.detect(image).items}
     assert kinds <= {"pawn", "bat", "hand", "cue"} and {"pawn", "bat"} <= kinds
     # told it watches marbles, the same network reports no pawn, bat or cue at all (marbles at most)
@@ -53,9 +56,9 @@ def test_a_game_keeps_to_its_own_classes(novuss_scene):
 
 def test_make_detector_takes_the_game_and_the_nms_threshold(novuss_scene):
     profile, plane, image, _ = novuss_scene
-    assert make_detector("learned", plane, profile).game == "novuss"  # by default, the profile's game
-    assert make_detector("learned", plane, profile, game=None).game is None  # every class competes
-    det = make_detector("learned", plane, profile, iou=0.3, conf=0.01)
+    assert make_detector("learned", plane, profile, SHIPPED).game == "novuss"  # by default, the profile's game
+    assert make_detector("learned", plane, profile, SHIPPED, game=None).game is None  # every class competes
+    det = make_detector("learned", plane, profile, SHIPPED, iou=0.3, conf=0.01)
     assert (det.game, det.iou) == ("novuss", 0.3)
     r = det.predict(image, conf=0.01, max_det=1000)
     xyxy, cls = r.boxes.xyxy.numpy(), r.boxes.cls.numpy()
@@ -73,4 +76,4 @@ def test_make_detector_takes_the_game_and_the_nms_threshold(novuss_scene):
 def test_an_unknown_game_is_a_one_line_error(novuss_scene):
     _, plane, _, _ = novuss_scene
     with pytest.raises(VisionError, match="game must be one of novuss, cvrnkana, got 'chess'"):
-        load_learned(None, plane, game="chess")
+        load_learned(SHIPPED, plane, game="chess")

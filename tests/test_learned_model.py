@@ -11,12 +11,15 @@ import pytest
 
 from calibration.plane import PlaneMap
 from calibration.profile import default_profile
+from judge.training.data import label_frame, make_renderer
+from judge.weights import shipped_weights
 from sim.frames import PieceState, SimFrame
 from sim.render_settings import RenderSettings
 from vision.detect_classical import ClassicalDetector
-from vision.detectors import DEFAULT_WEIGHTS, load_learned, make_detector
-from vision.train_data import label_frame, make_renderer
+from vision.detectors import load_learned, make_detector
 from vision.types import VisionError
+
+SHIPPED = shipped_weights()
 
 # CI installs the 'learned' extra (.ci/run) so these run there; a machine without ultralytics skips them.
 needs_ultralytics = pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None,
@@ -51,13 +54,13 @@ def _cvrnkana_frame(profile) -> SimFrame:
 @needs_ultralytics
 @pytest.mark.parametrize("game,seed", [("novuss", 777_001), ("cvrnkana", 777_002)])
 def test_shipped_onnx_detects_every_piece_in_an_unseen_frame(game, seed):
-    assert DEFAULT_WEIGHTS.is_file(), "models/shotjudge-det.onnx must be shipped"
+    assert SHIPPED.is_file(), "models/shotjudge-det.onnx must be shipped"
     profile, cam, renderer = make_renderer(game, seed)  # a look no training renderer had
     frame = _novuss_frame(profile) if game == "novuss" else _cvrnkana_frame(profile)
     image = renderer.render(frame)
     truth = label_frame(renderer, cam, profile, frame)
     plane = _plane(cam)
-    det = make_detector("learned", plane, profile)
+    det = make_detector("learned", plane, profile, weights=SHIPPED)
     found = list(det.detect(image).pieces())
     assert len(truth) == len(frame.pieces)
     for box in truth:  # every piece: exactly one detection on it, of the right class
@@ -84,6 +87,16 @@ def test_missing_weights_is_a_one_line_error_that_says_how_to_get_them(tmp_path,
         make_detector("learned", plane, profile, weights=tmp_path / "nope.onnx")
     msg = str(err.value)
     assert "\n" not in msg and "nope.onnx not found" in msg and "shotjudge train" in msg
+
+
+def test_no_weights_is_a_one_line_error_vision_does_not_look_them_up(plane_profile):
+    """Vision may not import ``models``: the judge passes the shipped path (``judge.weights``)."""
+    plane, profile = plane_profile
+    with pytest.raises(VisionError) as err:
+        make_detector("learned", plane, profile)
+    msg = str(err.value)
+    assert "\n" not in msg and "needs weights" in msg and "shotjudge train" in msg
+    assert SHIPPED.name == "shotjudge-det.onnx" and SHIPPED.parent.name == "models"
 
 
 @needs_ultralytics
@@ -123,7 +136,7 @@ def test_factory_rejects_unknown_names(plane_profile):
 def test_a_per_class_threshold_for_a_class_the_detector_does_not_know_is_a_one_line_error(plane_profile):
     plane, profile = plane_profile
     with pytest.raises(VisionError) as err:
-        load_learned(None, plane, conf={"pawn_a": 0.25, "pawn_z": 0.1})
+        load_learned(SHIPPED, plane, conf={"pawn_a": 0.25, "pawn_z": 0.1})
     msg = str(err.value)
     assert "\n" not in msg and "confidence thresholds for unknown classes: pawn_z" in msg
 

@@ -12,20 +12,23 @@ import hardware
 from calibration import default_profile
 from calibration.calfile import Calibration, save_calibration
 from calibration.plane import from_points
-from hardware import Frame, FrameGap, ImageFolderSource, open_source
+from hardware import Frame, FrameGap, open_source
 from judge import cli
 from judge.journal import Journal
 from judge.live import ConsoleAnnouncer, FrameQueue, run_live
 from judge.match import Match
+from vision.pipeline import Vision
 from novuss_shots import make_records, novuss_engine
 from rules import parse_record
+from rules.hints import Hints
+from sim.scripted_vision import ScriptedShot
 from test_hardware_sources import write_mp4
 
 
 class ScriptedPipeline:
-    """Stands in for vision: shot k (1-based) is reported at the k-th frame index in ``at``. With
-    ``open_from``, the next record's shot starts moving at that frame and is never completed: only
-    ``finish`` (the stream ended cleanly) would read it as it stands."""
+    """Stands in for vision (the ``Vision`` seam): shot k (1-based) is reported at the k-th frame index in
+    ``at``. With ``open_from``, the next record's shot starts moving at that frame and is never completed:
+    only ``finish`` (the stream ended cleanly) would read it as it stands."""
 
     def __init__(self, raws, at, delay_s=0.0, open_from=None):
         self.records = [parse_record(r) for r in raws]
@@ -34,20 +37,32 @@ class ScriptedPipeline:
         self.open_from = open_from
         self.seen = []
         self.finished = 0
+        self.hints = []  # what the judge told it: the start, then after every change
+        self.timings = {}
+
+    def start(self, hints, frame, t_s):
+        self.hints.append(hints)
+
+    def tell(self, hints):
+        self.hints.append(hints)
+
+    def positions(self):
+        return {}
 
     def feed(self, frame):
         self.seen.append(frame.index)
         if self.delay_s:
             time.sleep(self.delay_s)
         k = self.at.get(frame.index)
-        return [self.records[k]] if k is not None else []
+        return ScriptedShot(self.records[k]) if k is not None else None
 
-    def shot_in_progress(self):
+    @property
+    def in_shot(self):
         return self.open_from is not None and bool(self.seen) and self.seen[-1] >= self.open_from
 
-    def finish(self):
+    def finish(self, t_s=None):
         self.finished += 1
-        return [self.records[len(self.at)]] if self.shot_in_progress() else []
+        return ScriptedShot(self.records[len(self.at)]) if self.in_shot else None
 
 
 def frame(i, t=None):
@@ -213,7 +228,7 @@ def live_setup(tmp_path, monkeypatch):
     made = []
     options = {}  # extra ScriptedPipeline settings a test may set before running the command
 
-    def fake_pipeline(calibration, fps, game, layout=None, on_error=None, background=(), **vision):
+    def fake_pipeline(calibration, fps, game, background=(), **vision):
         assert calibration.plane.image_size == (96, 64) and fps == 30 and game == "novuss"
         assert vision == {"detector": "classical", "weights": None, "fallback": True}
         made.append(ScriptedPipeline(raws + make_records(4, step_s=0.2)[3:], at=[5, 12, 20], **options))
@@ -230,14 +245,14 @@ def test_live_command_judges_records_clips_and_resumes(live_setup, capsys):
     tmp_path, args, raws, _ = live_setup
     assert cli.main(args) == 0
     out = capsys.readouterr().out
-    assert "game 1 shot 3" in out and "3 shot(s) judged, 0 already in the journal" in out
+    assert "game 1 shot 3" in out and "3 shot(s) judged, 0 refused (for the referee), 0 already in the journal" in out
     info = json.loads((tmp_path / "clips" / "game01" / "shot002.json").read_text())
     assert info["record"] == raws[1]
     assert info["clip"]["first_frame"] == 0 and info["clip"]["last_frame"] == 12  # 1 s before t0 .. the call
     assert (tmp_path / "clips" / "game01" / "shot002.mp4").stat().st_size > 0
     assert cli.main(args) == 0  # the same match again: resumed, nothing judged twice
     out = capsys.readouterr().out
-    assert "resuming" in out and "0 shot(s) judged, 3 already in the journal" in out
+    assert "resuming" in out and "0 shot(s) judged, 0 refused (for the referee), 3 already in the journal" in out
     with Journal.open(tmp_path / "j.sqlite") as j:
         assert [e["payload"]["record"] for e in j.entries("shot")] == raws
 
@@ -306,7 +321,7 @@ def test_live_command_camera_that_dies_and_comes_back_keeps_the_match(live_setup
     gap_line = next(line for line in out.splitlines() if line.startswith("frames lost: "))
     assert "missing between #10 and #11" in gap_line and gap_line.endswith(", reconnect)")
     assert "game 1 shot 3" in out
-    assert "28 frames, 3 shot(s) judged, 0 already in the journal, 23 frame(s) lost in 1 gap(s)" in out
+    assert "28 frames, 3 shot(s) judged, 0 refused (for the referee), 0 already in the journal, 23 frame(s) lost in 1 gap(s)" in out
     err = captured.err.strip().splitlines()
     assert err == [f"shotjudge live: error: usb:0: stopped delivering frames and could not be reopened after 2 "
                    f"attempts (last error: usb:0: cannot open the webcam /dev/video0 (not connected, no permission, "
@@ -327,8 +342,10 @@ def test_the_real_vision_pipeline_plugs_into_the_live_seam(tmp_path):
     layout = novuss_engine().initial().to_dict()["positions"]
     empty = np.full((64, 96, 3), 90, np.uint8)
     with pytest.raises(judge.cmd_live.UserError, match="needs --background"):
-        judge.cmd_live.make_pipeline(cal, 30.0, "novuss", layout=layout)
-    pipeline = judge.cmd_live.make_pipeline(cal, 30.0, "novuss", layout=layout, background=[empty])
+        judge.cmd_live.make_pipeline(cal, 30.0, "novuss")
+    pipeline = judge.cmd_live.make_pipeline(cal, 30.0, "novuss", background=[empty])
+    assert isinstance(pipeline, Vision)
+    pipeline.start(Hints("A", layout), 0, 0.0)
     still = [Frame(empty.copy(), i, i / 30, "t") for i in range(3)]
-    assert [pipeline.feed(f) for f in still] == [[], [], []]  # nothing moves: no shot
-    assert pipeline.finish() == []
+    assert [pipeline.feed(f) for f in still] == [None, None, None]  # nothing moves: no shot
+    assert pipeline.finish() is None

@@ -1,7 +1,6 @@
 """Spectator overlay server: read-only for spectators, referee actions need the token and are journalled."""
 import re
 import threading
-from pathlib import Path
 
 import cv2
 import numpy as np

@@ -230,7 +230,7 @@ def test_yolo_boxes_match_the_rendered_pieces(tmp_path):
 def test_sim_yolo_classes_are_the_learned_detectors_in_its_order():
     """A dataset from ``shotjudge sim --yolo`` trains a model whose names the learned detector reads."""
     from vision.detect_learned import DEFAULT_CLASSES
-    from vision.train_data import CLASSES as TRAINED
+    from judge.training.data import CLASSES as TRAINED
 
     assert CLASSES == TRAINED and set(CLASSES) == set(DEFAULT_CLASSES)
 

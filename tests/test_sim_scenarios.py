@@ -12,7 +12,7 @@ from judge.cli import main
 from rules.record import parse_record
 from rules.ruling import Action
 from sim.frames import SimFrame
-from sim.policy import NovussPolicy, play_novuss_set
+from sim.policy import NovussPolicy
 from sim.scenarios import SimError, build, list_scenarios
 from sim.session import NovussSession
 from sim.run import run_scenario

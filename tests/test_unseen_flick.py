@@ -9,11 +9,12 @@ from fastapi.testclient import TestClient
 from calibration import default_profile
 from hardware import Frame
 from judge.journal import Journal
-from judge.live import VisionFeed, run_live
+from judge.live import run_live
 from judge.match import Match, RefereeError
 from judge.overlay import OverlayHub, OverlayServer, board_for, create_app
 from novuss_shots import make_records, novuss_engine
 from rules import engine_for, parse_record
+from vision.pipeline import Pipeline, VisionShot
 from test_overlay_browser import page, server  # noqa: F401 - the browser fixtures
 
 TOKEN = "s3cret-token"
@@ -167,32 +168,37 @@ class ListSource:
         return self.frames.pop(0) if self.frames else None
 
 
-class RecordingVision:
-    """Stands in for ``vision.pipeline.Pipeline``: gives the scripted record dicts at their frames and keeps
-    every ``start``/``off_view`` call with the frames fed before it, the player and the calling thread."""
+class RecordingVision(Pipeline):
+    """The real vision pipeline on the Cvrnkaná profile, with scripted shots: keeps every call its tracker
+    gets from the seam (``start`` and ``off_view``, from the hints the judge tells) with the frames fed
+    before it, the player and the calling thread."""
 
     def __init__(self, records_at):
-        self.profile = default_profile("cvrnkana")
+        super().__init__(default_profile("cvrnkana"))
         self.records_at = records_at
-        self.player = None
         self.fed: list[int] = []
         self.calls: list[tuple] = []
         self.behind: list[list[str]] = []  # the spares still behind the start lines, per off_view call
-        self.in_shot = False
+        start, off_view = self.tracker.start, self.tracker.off_view
 
-    def start(self, layout, frame=0, t_s=0.0, spares=None):
-        self.calls.append(("start", len(self.fed), dict(layout), list(spares)))
+        def spy_start(layout, frame=0, t_s=0.0, spares=()):
+            self.calls.append(("start", len(self.fed), dict(layout), list(spares)))
+            start(layout, frame, t_s, spares)
 
-    def off_view(self, positions, spares=None, behind=None):
-        self.calls.append(("off_view", len(self.fed), dict(positions), list(spares), self.player,
-                           threading.current_thread().name))
-        self.behind.append(list(behind))
+        def spy_off_view(positions, spares=None, behind=None):
+            self.calls.append(("off_view", len(self.fed), dict(positions), list(spares), self.player,
+                               threading.current_thread().name))
+            self.behind.append(list(behind))
+            off_view(positions, spares, behind)
 
-    def feed_image(self, image, frame, t_s):
-        self.fed.append(frame)
-        return self.records_at.get(frame)
+        self.tracker.start, self.tracker.off_view = spy_start, spy_off_view
 
-    def finish(self):
+    def feed(self, frame):
+        self.fed.append(frame.index)
+        rec = self.records_at.get(frame.index)
+        return VisionShot(parse_record(rec), {}) if rec is not None else None
+
+    def finish(self, t_s=None):
         return None
 
 
@@ -208,7 +214,6 @@ def test_live_loop_tells_vision_where_the_unseen_marbles_are_after_every_judged_
     match, journal = cvrnkana_match(tmp_path)
     vision = RecordingVision({2: flick("A", "A1", 0.03, 0.06, [100.0, -500.0]),
                               6: flick("A", "A2", 0.16, 0.2, [50.0, 60.0])})
-    feed = VisionFeed(vision, "cvrnkana", {})
 
     def referee(frame):
         if frame.index == 3:
@@ -216,12 +221,12 @@ def test_live_loop_tells_vision_where_the_unseen_marbles_are_after_every_judged_
             web.start()
             web.join()
 
-    result = run_live(ListSource(9), feed, match, on_frame=referee)
+    result = run_live(ListSource(9), vision, match, on_frame=referee)
     assert result.error is None and result.shots == 2 and vision.fed == list(range(9))
     out = {"A1": (100.0, -500.0)}
     assert vision.calls == [
-        ("off_view", 0, {}, A_ALL + B_ALL, "A", "MainThread"),
         ("start", 0, {}, A_ALL + B_ALL),
+        ("off_view", 0, {}, A_ALL + B_ALL, "A", "MainThread"),
         ("off_view", 3, out, A_ALL[1:] + B_ALL, "B", "MainThread"),  # after the camera's shot 1
         ("off_view", 4, out, A_ALL[1:] + B_ALL[1:] + ["B1"], "A", "MainThread"),  # after the referee's entry
         ("off_view", 7, out, A_ALL[2:] + B_ALL[1:] + ["B1"], "B", "MainThread"),  # after the camera's shot 3
@@ -265,19 +270,18 @@ def test_page_offers_the_entry_only_for_cvrnkana(tmp_path, page, server):  # noq
 
 
 def test_replay_tells_vision_after_every_judged_shot():
-    from judge.replay import FrameLog, Replay, _VisionFeed
+    from judge.replay import Replay
 
     engine = cvrnkana_engine()
     replay = Replay(engine, engine.initial())
     vision = RecordingVision({2: flick("A", "A1", 0.03, 0.06, [100.0, -500.0]),
                               5: flick("B", "B1", 0.12, 0.16, [80.0, 150.0])})
-    feed = _VisionFeed(vision, replay, "cvrnkana", {}, FrameLog())
-    result = run_live(ListSource(7), feed, replay)
+    result = run_live(ListSource(7), vision, replay)
     assert result.shots == 2 and [s.ruling["player"] for s in replay.shots] == ["A", "B"]
     out = {"A1": (100.0, -500.0)}
     assert [c[:4] for c in vision.calls] == [
-        ("off_view", 0, {}, A_ALL + B_ALL),
         ("start", 0, {}, A_ALL + B_ALL),
+        ("off_view", 0, {}, A_ALL + B_ALL),
         ("off_view", 3, out, A_ALL[1:] + B_ALL),
         ("off_view", 6, out, A_ALL[1:] + B_ALL[1:]),
     ]
@@ -296,9 +300,7 @@ def test_a_resumed_match_starts_tracking_from_the_marbles_in_view_and_tells_visi
     positions = resumed.snapshot()["positions"]
     assert positions == {"A1": [50.0, 60.0], "B1": [100.0, -500.0]}  # what the overlay's board draws
     vision = RecordingVision({})
-    feed = VisionFeed(vision, "cvrnkana", positions)
-    feed.set_state(resumed.state)
-    feed.feed(Frame(np.zeros((2, 2, 3), np.uint8), 0, 0.0, "list"))
+    run_live(ListSource(1), vision, resumed)
     start = next(c for c in vision.calls if c[0] == "start")
     assert start[2] == {"A1": (50.0, 60.0)}  # B1 lies outside the camera's view (600 x 340 mm half-sizes)
-    assert vision.calls[-2][:3] == ("off_view", 0, {"B1": (100.0, -500.0)})
+    assert vision.calls[-1][:3] == ("off_view", 0, {"B1": (100.0, -500.0)})

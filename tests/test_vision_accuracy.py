@@ -1,19 +1,13 @@
 """Loose floors on every figure of the vision accuracy table (bench/accuracy.py), on a fast subset:
 five scripted Novuss hard cases, eight own/opponent gap clips and two Cvrnkaná cases, at 60 and 30 fps,
 oracle detector (truth + 0.3 mm noise, blur along the motion, occluders, camera view)."""
-import os
-import sys
-
 import pytest
-
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
 
 
 @pytest.fixture(scope="module")
 def table():
-    import accuracy
+    from bench import accuracy
     from calibration import default_profile
-    accuracy.log_states()
     profiles = {g: default_profile(g) for g in ("novuss", "cvrnkana")}
     built = [(group, game, seed, builder(profiles[game], seed)) for group, game, _, seed, builder in accuracy.clips(True, 8)]
     out = {}
@@ -64,7 +58,7 @@ def test_cvrnkana_pit_entry_and_hand_nudge(table, fps):
 
 
 def test_a_name_passed_between_one_players_pawns_is_undone_by_place_not_across_players():
-    from vision_clips import same_player_names
+    from bench.vision_clips import same_player_names
     rec = {"before": {"A1": [0.0, 0.0], "A2": [50.0, 0.0], "B1": [100.0, 100.0], "bat": [0.0, -300.0]},
            "after": {"A2": [0.0, 0.0], "B1": [100.0, 100.0]},
            "events": [{"t": 0.1, "kind": "contact", "a": "bat", "b": "A1"},
@@ -81,7 +75,7 @@ def test_a_name_passed_between_one_players_pawns_is_undone_by_place_not_across_p
 def test_a_marble_rolling_in_from_an_unknown_place_takes_the_true_name_of_the_one_that_moved():
     """The judge does not know where a marble outside the view lies: vision names one rolling in with a
     spare id. Judged on the true state it is the true record's moving marble of that player."""
-    from vision_clips import same_player_names
+    from bench.vision_clips import same_player_names
     rec = {"before": {"A1": [10.0, 0.0]}, "after": {"A1": [10.0, 0.0]},
            "events": [{"t": 0.1, "kind": "touch", "piece": "A6"}, {"t": 0.5, "kind": "pit", "piece": "A6"}]}
     truth_before = {"A1": [10.0, 1.0], "A3": [200.0, 900.0], "A9": [300.0, 800.0]}
@@ -95,10 +89,9 @@ def test_a_marble_rolling_in_from_an_unknown_place_takes_the_true_name_of_the_on
 
 
 def test_cvrnkana_game_every_shot_the_camera_saw_is_right_and_the_referee_enters_the_unseen_flicks():
-    import accuracy
+    from bench import accuracy
     from calibration import default_profile
     from sim import scenarios
-    accuracy.log_states()
     profile = default_profile("cvrnkana")
     ep = scenarios.SCENARIOS["cvrnkana"]["game"][0](profile, 1)
     clip = ep.clip()
@@ -116,10 +109,9 @@ def test_cvrnkana_game_on_rendered_frames_classical_detector_30fps_every_ruling_
     """The whole game of seed 1 rendered (blur, noise, the flicking hand) at 30 fps through the classical
     detector: before the marble families kept their colour and the pipeline called marbles flicked into
     the pit under the hand, 3 of its 36 flicks were missed or refused (91.7 %)."""
-    import accuracy
+    from bench import accuracy
     from calibration import default_profile
     from sim import scenarios
-    accuracy.log_states()
     profile = default_profile("cvrnkana")
     ep = scenarios.SCENARIOS["cvrnkana"]["game"][0](profile, 1)
     st = accuracy.new_stats()

@@ -3,20 +3,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-
-from calibration import default_profile  # noqa: E402
-from sim.scenarios_cvrnkana import SCENARIOS as CVRNKANA  # noqa: E402
-from sim.scenarios_novuss import SCENARIOS as NOVUSS  # noqa: E402
-from vision.parallax import camera_centre_mm  # noqa: E402
-from vision.types import VisionError  # noqa: E402
-from vision_detect import new_stats, score_frame, setup  # noqa: E402
+from bench.vision_detect import new_stats, score_frame, setup
+from calibration import default_profile
+from sim.scenarios_cvrnkana import SCENARIOS as CVRNKANA
+from sim.scenarios_novuss import SCENARIOS as NOVUSS
+from vision.parallax import camera_centre_mm
+from vision.types import VisionError
 
 
 def _match(frame, dets, tol_mm=8.0):

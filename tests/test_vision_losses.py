@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from calibration import default_profile
+from hardware import Frame
 from judge.replay import Replay, ReplayShot, vision_review
 from rules import engine_for
 from rules.record import parse_record
 from vision.board import Surface
-from vision.pipeline import Pipeline
+from vision.pipeline import Pipeline, hints_for
 from vision.segmenter import ShotSegmenter
 from vision.tracker import Tracker
 from vision.types import Detection, Detections
@@ -165,9 +166,9 @@ def _stroke_frames(pipe, k0, n, bat_path, rest, fps=60.0, drop=lambda p, k: Fals
         items = [Detection("bat", bat_path(k), 18.0, None, frame=k, t_s=k / fps)]
         items += [_pawn(xy, p[0], k, fps) for p, xy in rest.items() if not drop(p, k)]
         items = [d for d in items if d.kind != "bat" or not drop("bat", k)]
-        rec = pipe.feed(Detections(k, k / fps, tuple(items)))
-        if rec is not None:
-            recs.append(rec)
+        seen = pipe.feed(Detections(k, k / fps, tuple(items)))
+        if seen is not None:
+            recs.append(seen.shot.to_dict())
     return recs
 
 
@@ -175,7 +176,7 @@ def test_a_pawn_lost_without_leaving_stays_in_the_record_and_asks_for_review():
     layout = {"bat": (0.0, -445.0), "A1": (-200.0, 200.0), "B2": (250.0, -100.0)}
     pawns = {p: xy for p, xy in layout.items() if p != "bat"}
     pipe = Pipeline(PROFILE)
-    pipe.start(layout, 0, 0.0)
+    pipe.start(hints_for(layout), 0, 0.0)
 
     def bat(k):  # rests 0.3 s, then travels up 30 frames at 1.2 m/s and stops
         return (0.0, -445.0 + min(max(k - 18, 0), 30) * 20.0)
@@ -203,7 +204,7 @@ def test_stream_ending_mid_settle_pockets_a_pawn_that_just_dropped_and_keeps_the
     """The video ends 3 frames after a pawn dropped into a pocket, before the tracker gave it up."""
     layout = {"bat": (380.0, 330.0), "A1": (440.0, 440.0), "B2": (-250.0, -100.0)}
     pipe = Pipeline(PROFILE)
-    pipe.start(layout, 0, 0.0)
+    pipe.start(hints_for(layout), 0, 0.0)
     fps = 60.0
 
     def bat(k):  # struck at frame 18 towards A1, stops 10 mm short of it after 5 frames
@@ -222,13 +223,14 @@ def test_stream_ending_mid_settle_pockets_a_pawn_that_just_dropped_and_keeps_the
             items.append(_pawn(a1(k), "A", k, fps))
         else:
             last = last or k
-        rec = pipe.feed(Detections(k, k / fps, tuple(items)))
-        if rec is not None:
-            recs.append(rec)
+        seen = pipe.feed(Detections(k, k / fps, tuple(items)))
+        if seen is not None:
+            recs.append(seen.shot.to_dict())
         if last and k >= last + 1:
             break  # the video ends: the tracker has missed A1 twice only
     assert recs == [] and pipe.tracker.tracks["A1"].left is None
-    rec = pipe.finish()
+    seen = pipe.finish()
+    rec = seen.shot.to_dict() if seen is not None else None
     assert rec is not None and "A1" not in rec["after"] and "review" not in rec["meta"]
     assert [(e["kind"], e.get("piece"), e.get("pocket")) for e in rec["events"] if e["kind"] == "pocket"] == \
         [("pocket", "A1", "NE")]
@@ -248,7 +250,7 @@ def _watch(demo, t_a, t_b, fps, size, tmp_path):
     import dataclasses
 
     from calibration.plane import PlaneMap
-    from judge.replay import assembler_for
+    from judge.setup import assembler_for
     from sim.render import Renderer
     from sim.render_settings import RenderSettings, make_camera
     from sim.video import VideoWriter, read_video_frames
@@ -276,10 +278,10 @@ def _watch(demo, t_a, t_b, fps, size, tmp_path):
         return {p.id: (p.x_mm, p.y_mm) for p in f.pieces if p.visible and p.z_mm > -1.0}
 
     layout = on_board(frames[0])
-    det.expect(layout)
     pipe = Pipeline(demo.profile, detector=det, assembler=assembler_for(demo.profile, det))
-    pipe.start(layout, frames[0].index, t_a)
-    recs = [r for f, im in zip(frames, images) if (r := pipe.feed_image(im, f.index, f.t_s)) is not None]
+    pipe.start(hints_for(layout), frames[0].index, t_a)  # the detector learns the layout's colours
+    recs = [r.shot.to_dict() for f, im in zip(frames, images)
+            if (r := pipe.feed(Frame(im, f.index, f.t_s, "sim"))) is not None]
     return recs, pipe, on_board(frames[-1])
 
 

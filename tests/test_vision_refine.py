@@ -6,22 +6,19 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-
-from calibration import default_profile  # noqa: E402
-from sim.scenarios_novuss import SCENARIOS as NOVUSS  # noqa: E402
-from vision.detect_learned import LearnedDetector  # noqa: E402
-from vision.detectors import load_learned  # noqa: E402
-from vision.parallax import seen_height_mm  # noqa: E402
-from vision.refine import BoxRefiner  # noqa: E402
-from vision.types import Detection, Detections, VisionError  # noqa: E402
-from vision_detect import setup  # noqa: E402
+from bench.vision_detect import setup
+from calibration import default_profile
+from judge.weights import shipped_weights
+from sim.scenarios_novuss import SCENARIOS as NOVUSS
+from vision.detect_learned import LearnedDetector
+from vision.detectors import load_learned
+from vision.parallax import seen_height_mm
+from vision.refine import BoxRefiner
+from vision.types import Detection, Detections, VisionError
 
 
 @pytest.fixture(scope="module")
@@ -103,8 +100,8 @@ def test_refine_needs_the_profile():
 @pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None, reason="ultralytics not installed (pip install '.[learned]')")
 def test_shipped_model_with_refine_gives_sub_millimetre_centres(scene):
     profile, det, image, _, _, truth = scene
-    plain = load_learned(None, det.plane)
-    refined = load_learned(None, det.plane, refine=True, profile=profile, background=det.background)
+    plain = load_learned(shipped_weights(), det.plane)
+    refined = load_learned(shipped_weights(), det.plane, refine=True, profile=profile, background=det.background)
 
     def errors(found):
         pcs = list(found.pieces())

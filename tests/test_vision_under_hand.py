@@ -13,7 +13,8 @@ from calibration import default_profile
 from judge.replay import vision_review
 from rules import engine_for
 from rules.record import parse_record
-from vision.pipeline import Pipeline
+from rules.hints import Hints
+from vision.pipeline import Pipeline, hints_for
 from vision.types import Detection, Detections
 
 PROFILE = default_profile("cvrnkana")
@@ -39,9 +40,9 @@ def _play_at(pipe, frames, fps):
                  for p, xy in marbles.items()]
         if hand is not None:
             items.append(_hand(hand, half, k))
-        rec = pipe.feed(Detections(k, k / fps, tuple(items)))
-        if rec is not None:
-            recs.append(rec)
+        seen = pipe.feed(Detections(k, k / fps, tuple(items)))
+        if seen is not None:
+            recs.append(seen.shot.to_dict())
     pipe.finish()
     return recs
 
@@ -72,7 +73,7 @@ def _hidden_then_gone(hand_at, half, reappear=None):
 
 def test_a_marble_gone_under_a_hand_that_reached_the_pit_is_a_flick_into_the_pit_flagged_for_the_referee():
     pipe = Pipeline(PROFILE)
-    pipe.start(LAYOUT, 0, 0.0)
+    pipe.start(hints_for(LAYOUT), 0, 0.0)
     # the hand covers A6 and reaches the pit's rim (the pit: radius 50 mm at the origin)
     recs = _play(pipe, _hidden_then_gone((-40.0, 90.0), 70.0))
     assert len(recs) == 1
@@ -92,7 +93,7 @@ def test_a_marble_gone_under_a_hand_that_reached_the_pit_is_a_flick_into_the_pit
 
 def test_a_marble_gone_under_a_hand_far_from_the_pit_was_taken_not_called_in():
     pipe = Pipeline(PROFILE)
-    pipe.start(LAYOUT, 0, 0.0)
+    pipe.start(hints_for(LAYOUT), 0, 0.0)
     recs = _play(pipe, _hidden_then_gone((-35.0, 120.0), 25.0))  # a small hand, 70 mm short of the pit's rim
     assert recs == []  # taken by the hand: it comes back under its own name when put down
     assert pipe.tracker.tracks["A6"].left == "pickup"
@@ -100,8 +101,8 @@ def test_a_marble_gone_under_a_hand_far_from_the_pit_was_taken_not_called_in():
 
 def test_a_marble_the_ruling_has_carried_off_is_not_called_in_the_pit():
     pipe = Pipeline(PROFILE)
-    pipe.start(LAYOUT, 0, 0.0)
-    pipe.expect({"A6": (200.0, -300.0)})  # a ruling returns A6 there: the hand picks it up first
+    pipe.start(hints_for(LAYOUT), 0, 0.0)
+    pipe.tell(Hints(None, {}, {"A6": (200.0, -300.0)}))  # a ruling returns A6 there: the hand picks it up first
     recs = _play(pipe, _hidden_then_gone((-40.0, 90.0), 70.0))
     assert recs == []
     assert pipe.tracker.tracks["A6"].left == "pickup"
@@ -110,9 +111,9 @@ def test_a_marble_the_ruling_has_carried_off_is_not_called_in_the_pit():
 @pytest.mark.parametrize("placed", [False, True])
 def test_a_marble_seen_again_away_from_its_rest_after_a_hand_was_flicked_unless_a_ruling_put_it_there(placed):
     pipe = Pipeline(PROFILE)
-    pipe.start(LAYOUT, 0, 0.0)
+    pipe.start(hints_for(LAYOUT), 0, 0.0)
     if placed:
-        pipe.expect({"A6": (-35.0, 160.0)})
+        pipe.tell(Hints(None, {}, {"A6": (-35.0, 160.0)}))
     recs = _play(pipe, _hidden_then_gone((-35.0, 120.0), 25.0, reappear=(-35.0, 160.0)))
     if placed:
         assert recs == []
@@ -127,7 +128,7 @@ def test_a_fit_nudged_off_centre_by_a_hand_reaching_past_is_no_launch():
     """Seed 1 at 30 fps: A10, half under the hand for two frames, came back 0.6 mm off; read as a launch
     without contact it became the flicked marble ('touch_is_flick') instead of A6."""
     pipe = Pipeline(PROFILE)
-    pipe.start(LAYOUT, 0, 0.0)
+    pipe.start(hints_for(LAYOUT), 0, 0.0)
     frames = []
     for k in range(0, 120):
         marbles = dict(LAYOUT)
@@ -152,7 +153,7 @@ def test_a_marble_struck_by_one_coming_into_view_within_a_frame_interval_was_hit
     fps = 30.0
     pipe = Pipeline(PROFILE)
     rest_b2 = (98.0, -283.0)
-    pipe.start({"B2": rest_b2, "B3": (-330.0, 150.0)}, 0, 0.0)
+    pipe.start(hints_for({"B2": rest_b2, "B3": (-330.0, 150.0)}), 0, 0.0)
     t_hit = 20.5 / fps  # between frames 20 and 21; A7 (from the south, outside the view before) meets B2 there
     hit_a7 = (98.0, -297.0)
     recs = []
@@ -163,9 +164,9 @@ def test_a_marble_struck_by_one_coming_into_view_within_a_frame_interval_was_hit
         items.append(Detection("marble", (rest_b2[0] + 300.0 * s, rest_b2[1] + 1500.0 * s), 7.0, "B", frame=k, t_s=t))
         if t > t_hit:
             items.append(Detection("marble", (hit_a7[0] + 1200.0 * s, hit_a7[1] + 100.0 * s), 7.0, "A", frame=k, t_s=t))
-        rec = pipe.feed(Detections(k, t, tuple(items)))
-        if rec is not None:
-            recs.append(rec)
+        seen = pipe.feed(Detections(k, t, tuple(items)))
+        if seen is not None:
+            recs.append(seen.shot.to_dict())
     pipe.finish()
     assert len(recs) == 1
     # the newcomer takes A's first spare id; it was flicked (touched) from out of view, and struck B2
@@ -181,7 +182,7 @@ def test_a_marble_at_the_pits_rim_gone_between_frames_with_nothing_seen_moving_w
     is always part of a shot."""
     pipe = Pipeline(PROFILE)
     layout = {"A10": (0.0, -68.0), "B3": (-330.0, 150.0)}  # 4 mm from the rim: one frame's knock away
-    pipe.start(layout, 0, 0.0)
+    pipe.start(hints_for(layout), 0, 0.0)
     frames = [(k, ({p: xy for p, xy in layout.items() if p != "A10" or k < 30}, None, 0.0)) for k in range(0, 120)]
     recs = _play(pipe, frames)
     assert len(recs) == 1
@@ -195,7 +196,7 @@ def test_a_marble_rolling_under_the_hand_that_follows_it_keeps_its_shot_open_unt
     became a second shot."""
     pipe = Pipeline(PROFILE)
     layout = {"B1": (0.0, 300.0), "A1": (140.0, 310.0)}
-    pipe.start(layout, 0, 0.0)
+    pipe.start(hints_for(layout), 0, 0.0)
 
     def b1(k):  # flicked at frame 30 towards the pit at 400 mm/s; in it (centre over the rim) from frame 68
         return (0.0, 300.0 - 400.0 * max(k - 30, 0) / FPS)
@@ -227,7 +228,7 @@ def test_a_marble_rolling_over_the_pit_and_out_the_far_side_is_the_same_marble_n
 
     for stops_beyond in (True, False):
         pipe = Pipeline(PROFILE)
-        pipe.start(layout, 0, 0.0)
+        pipe.start(hints_for(layout), 0, 0.0)
         pipe.tracker.off_view({}, ["A6", "B4"], ["A6", "B4"])
         frames = []
         roll = int(0.7 * fps)  # then it lies still

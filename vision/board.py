@@ -8,9 +8,11 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+from rules.game import POCKETS
+
 __all__ = ["Surface", "POCKET_NAMES"]
 
-POCKET_NAMES = ("SW", "SE", "NW", "NE")
+POCKET_NAMES = POCKETS  # the one pocket order (``rules.game.POCKETS``)
 
 
 @dataclass(frozen=True)
@@ -28,14 +30,10 @@ class Surface:
 
     @classmethod
     def from_profile(cls, profile) -> "Surface":
-        g = profile.geometry
-        if profile.game == "novuss":
-            half = g["surface_mm"] / 2.0
-            pockets = {"SW": (-half, -half), "SE": (half, -half), "NW": (-half, half), "NE": (half, half)}
-            return cls("novuss", {"pawn": g["pawn_diameter_mm"] / 2.0, "bat": g["bat_diameter_mm"] / 2.0},
-                       half, half, pockets, float(g["pocket_radius_mm"]))
-        return cls("cvrnkana", {"marble": g["marble_diameter_mm"] / 2.0}, float(g["view_half_width_mm"]),
-                   float(g["view_half_height_mm"]), {}, 0.0, g["pit_diameter_mm"] / 2.0, walls=False)
+        spec = profile.spec
+        half_x, half_y = spec.bounds_mm
+        return cls(spec.name, spec.piece_radii_mm, half_x, half_y, spec.pockets_mm, spec.pocket_radius_mm,
+                   spec.pit_radius_mm, walls=spec.walls)
 
     def radius(self, kind: str) -> float:
         return self.radius_mm[kind]

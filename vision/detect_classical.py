@@ -49,6 +49,8 @@ from typing import Mapping
 import cv2
 import numpy as np
 
+from rules.game import owner
+
 from .blobs import label_type, on_blob, peak_seeds
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
@@ -62,12 +64,6 @@ _DILATE_5 = np.ones((5, 5), np.uint8)
 STREAK_SCORE = 0.7  # the score of a piece measured as a motion streak (vision.streak), not fitted as a disc
 
 
-def _piece_class(game: str, piece: str) -> tuple[str, str | None]:
-    if piece == "bat":
-        return "bat", None
-    return ("pawn" if game == "novuss" else "marble"), piece[0]
-
-
 class ClassicalDetector:
     """Settings in ``__init__``; ``detect(image, frame, t_s) -> Detections``."""
 
@@ -79,6 +75,7 @@ class ClassicalDetector:
         self.appearance = appearance if appearance is not None else getattr(profile, "appearance", None)
         self.adapt_rate, self.adapt_after = float(adapt_rate), int(adapt_after)
         self.game = profile.game
+        self.spec = profile.spec
         self.surface = Surface.from_profile(profile)
         self.parallax = Parallax.from_plane(plane)
         self.rim = RimFitter(plane, self.parallax)
@@ -87,7 +84,7 @@ class ClassicalDetector:
         self.refresh_rows, self.refresh_rate = int(refresh_rows), float(refresh_rate)
         self.kinds = tuple(self.surface.radius_mm)
         self.top_z = {k: seen_height_mm(profile, k) for k in self.kinds}
-        self.default_kind = "pawn" if self.game == "novuss" else "marble"
+        self.default_kind = self.spec.piece_kind
         self.streaks = StreakFinder(plane, self.parallax, self.surface.radius_mm, self.top_z,
                                     {k: k != "marble" for k in self.kinds})
         self._roi(margin_mm)
@@ -115,12 +112,8 @@ class ClassicalDetector:
     def _roi(self, margin_mm: float) -> None:
         """The image rectangle (a multiple of ``scale``) that sees the playing surface, the coarse mask of the
         pixels over it, and the board area one coarse pixel covers there."""
-        s = self.surface
-        if self.game == "novuss":
-            half = s.half_x_mm + float(self.profile.geometry.get("cushion_width_mm", 0.0)) + margin_mm
-            hx = hy = half
-        else:
-            hx, hy = s.half_x_mm + margin_mm, s.half_y_mm + margin_mm
+        s, cushion = self.surface, self.spec.cushion_width_mm
+        hx, hy = s.half_x_mm + cushion + margin_mm, s.half_y_mm + cushion + margin_mm
         w, h = self.plane.image_size
         e = np.linspace(-1, 1, 41)
         edge = np.concatenate([np.stack([e * hx, np.full_like(e, -hy)], 1), np.stack([e * hx, np.full_like(e, hy)], 1),
@@ -190,7 +183,7 @@ class ClassicalDetector:
     def _from_appearance(self) -> None:
         """Prototypes of the classes not yet measured on this camera, from the calibration's or profile's
         piece colours, white-balanced by the board seen here against the board they were given with."""
-        looks = _looks(self.appearance, self.game)
+        looks = _looks(self.appearance, self.spec.kinds)
         if looks is None:
             return
         board_bgr, pieces = looks
@@ -217,12 +210,12 @@ class ClassicalDetector:
         if self.background is None:
             raise VisionError("classical detector: learn the empty board before the colours")
         self._check(image)
-        ids = [p for p in layout if _piece_class(self.game, p)[0] in self.kinds]
+        ids = [p for p in layout if p == self.spec.striker or owner(p)]  # a player's piece or the striker
         if not ids:
             raise VisionError("classical detector: the layout names no piece of this game")
         seeds = []
         for p in ids:
-            kind, _ = _piece_class(self.game, p)
+            kind, _ = self.spec.kind_of(p)
             seen = self.parallax.seen([layout[p]], self.top_z[kind])[0]
             seeds.append(RimSeed((float(seen[0]), float(seen[1])), self.surface.radius(kind), self.top_z[kind],
                                  kind != "marble"))
@@ -232,7 +225,7 @@ class ClassicalDetector:
         for p, fit in zip(ids, fits):
             if fit is None:
                 continue
-            cls = _piece_class(self.game, p)
+            cls = self.spec.kind_of(p)
             if cls in known and len(known) > 1:  # a piece not where the layout says shows another class's colour
                 d = _distance(fit.colour[None, :], np.stack([self.prototypes[k] for k in known]))
                 if known[int(np.argmin(d))] != cls:
@@ -264,7 +257,7 @@ class ClassicalDetector:
         return {"board_rgb": [round(float(x), 1) for x in self.board_bgr[::-1]], "pieces": pieces, "source": "measured"}
 
     # ------------------------------------------------------------------ the one method
-    def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
+    def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:  # noqa: C901 - split in #16
         if self.background is None:
             raise VisionError("classical detector: no empty-board image yet (call learn_background first)")
         self._check(image)
@@ -444,7 +437,7 @@ class ClassicalDetector:
     def _seed(self, seen, kind: str) -> RimSeed:
         return RimSeed((float(seen[0]), float(seen[1])), self.surface.radius(kind), self.top_z[kind], kind != "marble")
 
-    def _pieces(self, image, seeds_px, owners, frame, t_s) -> list[tuple[Detection, int]]:
+    def _pieces(self, image, seeds_px, owners, frame, t_s) -> list[tuple[Detection, int]]:  # noqa: C901 - split in #16
         if not seeds_px:
             return []
         seen = self.plane.to_board_mm(np.asarray(seeds_px, float))
@@ -617,7 +610,7 @@ class ClassicalDetector:
         outline = self.plane.to_board_mm(hull_px)
         (_, _), (rw, rh), _ = cv2.minAreaRect(outline.astype(np.float32))
         # long and thin is the cue; Cvrnkaná has none (an arm reaching in is long too)
-        kind = "cue" if self.game == "novuss" and max(rw, rh) > 4.0 * max(min(rw, rh), 1.0) else "hand"
+        kind = "cue" if "cue" in self.spec.occluders and max(rw, rh) > 4.0 * max(min(rw, rh), 1.0) else "hand"
         centre = outline.mean(axis=0)
         radius = float(np.max(np.hypot(*(outline - centre).T)))
         return Detection(kind, (float(centre[0]), float(centre[1])), radius, None, 1.0, None, frame, t_s,
@@ -662,9 +655,9 @@ def _class_name(cls: tuple[str, str | None]) -> str:
     return cls[0] if cls[1] is None else f"{cls[0]}_{cls[1]}"
 
 
-def _looks(appearance, game: str):
-    """(board BGR, {class: (piece BGR, spread)}) from a ``calibration.appearance.Appearance`` or its JSON
-    form; None when there is none."""
+def _looks(appearance, kinds: tuple[str, ...]):
+    """(board BGR, {class: (piece BGR, spread)}) of the pieces of ``kinds`` (the game's) from a
+    ``calibration.appearance.Appearance`` or its JSON form; None when there is none."""
     if appearance is None:
         return None
     if isinstance(appearance, Mapping):
@@ -673,7 +666,6 @@ def _looks(appearance, game: str):
     else:
         board = appearance.board_rgb
         items = [(k, v.rgb, v.spread) for k, v in appearance.pieces.items()]
-    kinds = {"novuss": ("pawn", "bat"), "cvrnkana": ("marble",)}[game]
     pieces = {_CLASSES[k]: (np.asarray(rgb, np.float32)[::-1], float(spread)) for k, rgb, spread in items
               if k in _CLASSES and _CLASSES[k][0] in kinds}
     return np.asarray(board, np.float32)[::-1], pieces

@@ -23,6 +23,8 @@ from typing import Mapping
 
 import numpy as np
 
+from rules.game import GAMES
+
 from .types import Detections, VisionError, lowest_threshold
 
 __all__ = ["LearnedDetector", "DEFAULT_CLASSES", "GAME_KINDS", "one_box_per_disc"]
@@ -34,8 +36,7 @@ DEFAULT_CLASSES: Mapping[str, tuple[str, str | None]] = {
 }
 
 # what can be on the surface in each game (the rest of a model's classes never compete there)
-GAME_KINDS: Mapping[str, frozenset[str]] = {"novuss": frozenset({"pawn", "bat", "hand", "cue"}),
-                                            "cvrnkana": frozenset({"marble", "hand"})}
+GAME_KINDS: Mapping[str, frozenset[str]] = {name: frozenset(game.seen_kinds()) for name, game in GAMES.items()}
 
 
 def _predictor_keeping(keep: frozenset[str]):
@@ -56,6 +57,9 @@ def _predictor_keeping(keep: frozenset[str]):
 
 
 class LearnedDetector:
+    #: the 1-sigma error of a box centre (None: the event extractor estimates it from the tracks)
+    position_sigma_mm: float | None = None
+
     def __init__(self, weights: str | Path, plane, classes: Mapping[str, tuple[str, str | None]] = DEFAULT_CLASSES,
                  imgsz: int = 640, conf: float | Mapping[str, float] = 0.25, refine: bool = False, profile=None,
                  background: np.ndarray | None = None, drop_unfit: bool = False, game: str | None = None,
@@ -103,6 +107,10 @@ class LearnedDetector:
         floor = lowest_threshold(self.conf if conf is None else conf)
         return self.model.predict(image, imgsz=self.imgsz, conf=floor, iou=self.iou,
                                   max_det=max_det, verbose=False, predictor=self._predictor)[0]
+
+    def expect(self, layout) -> None:
+        """The pieces on the surface now: the network needs no colours, so nothing to learn (the classical
+        detector measures them here)."""
 
     def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
         result = self.predict(image)

@@ -5,6 +5,9 @@ be missing or damaged on a club's machine. Loading is checked at once — the mo
 frame, because ultralytics opens an exported file only at its first prediction — so a bad file is a
 one-line error at start-up, not a crash mid-match. With ``fallback="classical"`` the pipeline carries on
 with the classical detector and the reason is logged.
+
+The weights are always the caller's: vision does not import ``models``; the shipped model's path is
+``judge.weights.shipped_weights()``.
 """
 from __future__ import annotations
 
@@ -13,13 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from models import MODELS_DIR
-
 from .types import VisionError
 
-__all__ = ["DEFAULT_WEIGHTS", "DEFAULT_IMGSZ", "DEFAULT_CONF", "DEFAULT_IOU", "make_detector", "load_learned", "parse_conf"]
+__all__ = ["DEFAULT_IMGSZ", "DEFAULT_CONF", "DEFAULT_IOU", "make_detector", "load_learned", "parse_conf"]
 
-DEFAULT_WEIGHTS = MODELS_DIR / "shotjudge-det.onnx"
 # the shipped model's operating point, measured by bench/learned.py (models/README.md): a class's boxes
 # count from this score; NMS merges boxes overlapping more than DEFAULT_IOU
 DEFAULT_CONF: float | dict[str, float] = {"pawn_a": 0.25, "pawn_b": 0.25, "bat": 0.10, "marble_a": 0.05,
@@ -51,8 +51,11 @@ def load_learned(weights: str | Path | None, plane, imgsz=DEFAULT_IMGSZ, conf: f
     """A ``LearnedDetector`` that has already run once; ``VisionError`` (one line, saying how to get a
     model) when the file is missing, empty, damaged or not a detector. ``refine``/``profile``/``background``:
     sub-pixel box centres by the rim fit (``vision.refine``); ``game``: only that game's classes compete
-    for a box; ``iou``: the NMS overlap threshold."""
-    path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
+    for a box; ``iou``: the NMS overlap threshold. ``weights`` must be given (the shipped model's path is
+    ``judge.weights.shipped_weights()``): ``None`` is a ``VisionError``."""
+    if weights is None:
+        raise VisionError(f"the learned detector needs weights; {HOW_TO_GET}")
+    path = Path(weights)
     if not path.exists():
         raise VisionError(f"learned detector: weights {path} not found; {HOW_TO_GET}")
     if path.is_file() and path.stat().st_size == 0:

@@ -11,7 +11,7 @@ time is estimated up to four ways, each with its own variance:
 
 An estimate is used only where its assumptions hold (the incoming stretch of a piece describes only its
 first event within a frame interval, the outgoing stretch only its last, a kink only a lone event). The
-estimates are combined by their variances and the spread between them inflates the stated ``t_err_s``,
+estimates are combined by their variances and the spread between them inflates the stated ``t_err``,
 so two contacts whose order the frames cannot settle come out as a close call, not as a guess.
 """
 from __future__ import annotations
@@ -23,11 +23,24 @@ from typing import Callable, Mapping
 import numpy as np
 from scipy.optimize import brentq
 
+from rules.game import piece_key
+from rules.record import Event, Kind
+
 from .board import Surface
 from .fit import Fit, estimate_decel, fit_stretch, split_track, with_residuals
-from .types import Event, Track
+from .types import Track
 
-__all__ = ["EventExtractor", "Motion", "estimate_sigma"]
+__all__ = ["EventExtractor", "Extraction", "Motion", "estimate_sigma"]
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What ``EventExtractor.extract`` read from one shot's tracks: the events, the fitted motions they
+    were solved from (for the dispute view) and the position noise it assumed."""
+
+    events: tuple[Event, ...]
+    motions: Mapping[str, "Motion"]
+    sigma_mm: float
 
 
 @dataclass
@@ -143,13 +156,13 @@ class EventExtractor:
         self.exposure_s = exposure_s
 
     # -- the one method ----------------------------------------------------------------------------
-    def extract(self, tracks: Mapping[str, Track]) -> list[Event]:
+    def extract(self, tracks: Mapping[str, Track]) -> "Extraction":
+        """The shot's events in time order, with the motions they were solved from."""
         motions = self.motions(tracks)
-        self.last_motions = motions
         cands = self._contact_candidates(motions) + self._cushion_candidates(motions)
         events = self._resolve(cands, motions)
         events += self._departures(motions)
-        return sorted(events, key=lambda e: (e.t_s, e.kind))
+        return Extraction(tuple(sorted(events, key=lambda e: (e.t, e.kind.value))), motions, float(self.used_sigma_mm))
 
     def motions(self, tracks: Mapping[str, Track]) -> dict[str, Motion]:
         sigma = self.sigma_mm if self.sigma_mm is not None else estimate_sigma(tracks)
@@ -449,9 +462,10 @@ class EventExtractor:
         evidence = tuple(int(x) for p in c.members() for x in _frames_near(motions[p], t))
         how = ",".join(sorted(valid)) or "fallback"
         if c.other is not None:
-            a, b = sorted((c.piece, c.other), key=_order_key)
-            return Event("contact", t, err, confidence, a=a, b=b, evidence=evidence, note=how)
-        return Event("cushion", t, err, confidence, piece=c.piece, side=c.side, evidence=evidence, note=how)
+            a, b = sorted((c.piece, c.other), key=piece_key)
+            return Event(t, Kind.CONTACT, a=a, b=b, t_err=err, confidence=confidence, evidence=evidence, note=how)
+        return Event(t, Kind.CUSHION, piece=c.piece, side=c.side, t_err=err, confidence=confidence, evidence=evidence,
+                     note=how)
 
     # -- leaving the surface -----------------------------------------------------------------------------
     def _departures(self, motions: Mapping[str, Motion]) -> list[Event]:
@@ -485,8 +499,8 @@ class EventExtractor:
                 t_hit, sig = (tr.left_t_s or float(m.t[-1])) + dt / 2, dt / 2
             kind = tr.left
             unseen = tr.pit_unseen
-            ev = Event(kind, t_hit, math.sqrt(sig ** 2 + self.t_err_floor_s ** 2), 0.5 if unseen else 1.0, piece=pid,
-                       side=tr.left_where if kind == "off" else None,
+            ev = Event(t_hit, Kind(kind), piece=pid, t_err=math.sqrt(sig ** 2 + self.t_err_floor_s ** 2),
+                       confidence=0.5 if unseen else 1.0, side=tr.left_where if kind == "off" else None,
                        pocket=tr.left_where if kind == "pocket" else None,
                        evidence=tuple(int(x) for x in m.track.arrays()[2][-3:]),
                        note="went in under the hand, unseen" if unseen else "")
@@ -494,8 +508,6 @@ class EventExtractor:
         return out
 
 
-def _order_key(p: str):
-    return (0, 0) if p == "bat" else (1, p[0], int(p[1:]) if p[1:].isdigit() else 0)
 
 
 def _frames_near(m: Motion, t: float) -> list[int]:

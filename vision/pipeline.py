@@ -1,47 +1,97 @@
-"""Frames in, shot records out: detector -> tracker -> segmenter -> events -> record.
+"""Frames in, shots out: detector -> tracker -> segmenter -> events -> ``VisionShot``.
 
-Each stage is a value with settings and one method; the pipeline only passes ``Detections`` along and
-keeps the tracker's history short while nothing moves.
+``Vision`` is the one seam between the judge and vision: ``start(hints, frame, t_s)`` once, ``feed(frame)``
+for every frame (a ``VisionShot`` when a shot has ended, else None), ``tell(hints)`` after every judged
+shot or referee action (``rules.Hints``: who is to move, pieces about to be put down, marbles out of view),
+``in_shot`` and ``finish()`` when the stream ends. ``Pipeline`` is vision's implementation of it; each
+stage is a value with settings and one method, and only ``Detections`` pass between them.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import replace
-from typing import Iterable, Mapping
+from typing import Any, Mapping, Protocol, runtime_checkable
 
-from rules.record import piece_ids
+from rules.game import piece_key
+from rules.hints import Hints
 
 from .board import Surface
 from .segmenter import ShotSegmenter
-from .shot import ShotAssembler
+from .shot import ShotAssembler, VisionShot
 from .tracker import Tracker
 from .types import Detections
 
-__all__ = ["Pipeline"]
+__all__ = ["Pipeline", "Vision", "VisionShot"]
+
+
+@runtime_checkable
+class Vision(Protocol):
+    """What the judge drives; a scripted stand-in in tests implements the same five members."""
+
+    @property
+    def in_shot(self) -> bool: ...
+
+    def start(self, hints: Hints, frame: int, t_s: float) -> None: ...
+
+    def feed(self, frame: Any) -> VisionShot | None: ...
+
+    def tell(self, hints: Hints) -> None: ...
+
+    def finish(self, t_s: float | None = None) -> VisionShot | None: ...
+
+    def positions(self) -> dict[str, tuple[float, float]]: ...
 
 
 class Pipeline:
+    """The vision pipeline on one profile. ``feed`` takes a frame (anything with ``image``, ``index`` and
+    ``t_s``: the detector runs on it) or ``Detections`` already made (a bench's oracle, a test)."""
+
     def __init__(self, profile, detector=None, tracker: Tracker | None = None, segmenter: ShotSegmenter | None = None,
                  assembler: ShotAssembler | None = None, preroll_s: float = 0.5, calibration_rms_mm: float = 0.5):
         self.profile = profile
+        self.spec = profile.spec
         self.surface = Surface.from_profile(profile)
         self.detector = detector
         self.tracker = tracker or Tracker(self.surface)
         self.segmenter = segmenter or ShotSegmenter(profile.game, surface=self.surface)
         self.assembler = assembler or ShotAssembler(profile, calibration_rms_mm=calibration_rms_mm)
         self.preroll_s = preroll_s
-        self.records: list[dict] = []
+        self.shots: list[VisionShot] = []
         self.player: str | None = None
         self._pending = None
+        #: the last frame's detections, named by the tracker (for a bench's identity scoring)
         self.last_named: Detections | None = None
+        #: seconds spent per stage since the start (detect, track+events)
+        self.timings = {"detect": 0.0, "track+events": 0.0}
 
-    def start(self, layout: Mapping[str, tuple[float, float]], frame: int = 0, t_s: float = 0.0,
-              spares: Iterable[str] | None = None) -> None:
-        """The pieces on the surface now, by id (from the game state); ``spares`` may appear later
-        (default: every other piece of the game)."""
+    # ----- the seam ----------------------------------------------------------------------------------
+    def start(self, hints: Hints, frame: int = 0, t_s: float = 0.0) -> None:
+        """Tracking starts from the pieces the state has on the surface inside the camera's view; the
+        detector learns their colours on the next frame; the rest of ``hints`` is told as by ``tell``."""
+        layout = {p: (float(x), float(y)) for p, (x, y) in hints.layout.items()
+                  if self.spec.sees_whole_field or self.spec.in_view((x, y))}
+        if layout and self.detector is not None:
+            self.detector.expect(layout)
+        spares = hints.spares
         if spares is None:
-            spares = sorted(piece_ids(self.profile.game) - set(layout), key=_id_key)
+            spares = tuple(sorted(self.spec.ids() - set(layout), key=piece_key))
         self.tracker.start(layout, frame, t_s, spares)
         self.segmenter.seed(layout)
+        self.tell(hints)
+
+    def tell(self, hints: Hints) -> None:
+        """What the game state says now: who is to move, the pieces about to be put down by hand (they
+        keep their ids when they appear there) and, where the camera does not see the whole field, the
+        marbles the state has outside its view (one that rolls into view keeps its id and its known place
+        is its place before the shot) and the ids that may still come into play."""
+        self.player = hints.player
+        if not self.spec.sees_whole_field:
+            out = {p: (float(x), float(y)) for p, (x, y) in hints.layout.items() if not self.spec.in_view((x, y))}
+            self.tracker.off_view(out, hints.spares, hints.behind)
+            self.assembler.off_view = out
+        if hints.placements:
+            self.tracker.expect(hints.placements)
+            self.segmenter.expect(hints.placements)
 
     @property
     def in_shot(self) -> bool:
@@ -49,26 +99,41 @@ class Pipeline:
         to say where a vanished piece went. A source that fails now leaves that shot unjudged."""
         return self.segmenter.state != "idle" or self._pending is not None
 
-    def feed_image(self, image, frame: int, t_s: float) -> dict | None:
-        return self.feed(self.detector.detect(image, frame, t_s))
+    def positions(self) -> dict[str, tuple[float, float]]:
+        """Where the tracker has each piece now (board mm)."""
+        return self.tracker.positions()
 
-    def off_view(self, positions: Mapping[str, tuple[float, float]], spares: Iterable[str] | None = None,
-                 behind: Iterable[str] | None = None) -> None:
-        """Pieces the game state has on the surface outside the camera's view (Cvrnkaná), by id: one
-        that rolls into view keeps its id, and its known place is its place before the shot. ``spares``:
-        the ids that may still come into play, in order of preference; ``behind``: those of them still
-        behind the start lines (default: all of them)."""
-        self.tracker.off_view(positions, spares, behind)
-        self.assembler.off_view = dict(positions)
+    def feed(self, frame: Any) -> VisionShot | None:
+        if isinstance(frame, Detections):
+            return self._track(frame)
+        t = time.perf_counter()
+        dets = self.detector.detect(frame.image, frame.index, frame.t_s)
+        self.timings["detect"] += time.perf_counter() - t
+        return self._track(dets)
 
-    def expect(self, placements: Mapping[str, tuple[float, float]]) -> None:
-        """Pieces the rules are about to have put down by hand (a ruling's returns and penalty pawns):
-        ``{piece: (x_mm, y_mm)}``; they keep their ids when they appear there."""
-        self.tracker.expect(placements)
-        self.segmenter.expect(placements)
+    def finish(self, t_s: float | None = None) -> VisionShot | None:
+        """The stream ended: pieces the tracker was still looking for are given up (a pawn dropping into a
+        pocket in the last frames is pocketed, not left on the board), and a shot that had ended but was
+        waiting for them, or one still in progress (marked timed out), is read as it stands."""
+        self.tracker.conclude()
+        window = self._pending or self.segmenter.flush(t_s)
+        self._pending = None
+        if window is None:
+            return None
+        seen = self.assembler.assemble(window, self.tracker.tracks, self.player)
+        self.shots.append(seen)
+        return seen
 
-    def feed(self, dets: Detections) -> dict | None:
-        if self.surface.pit_radius_mm:
+    # ----- inside ------------------------------------------------------------------------------------
+    def _track(self, dets: Detections) -> VisionShot | None:
+        t = time.perf_counter()
+        try:
+            return self._step(dets)
+        finally:
+            self.timings["track+events"] += time.perf_counter() - t
+
+    def _step(self, dets: Detections) -> VisionShot | None:
+        if self.spec.has_pit:
             dets = self._field_only(dets)
         named = self.tracker.update(dets)
         self.last_named = named
@@ -85,11 +150,10 @@ class Pipeline:
             self.tracker.trim_history(dets.t_s - self.preroll_s)
         if window is None:
             return None
-        tracks = self.tracker.tracks
-        rec = self.assembler.assemble(window, tracks, self.player)
-        self.records.append(rec)
+        seen = self.assembler.assemble(window, self.tracker.tracks, self.player)
+        self.shots.append(seen)
         self.tracker.end_shot(dets.t_s - self.segmenter.still_s)
-        return rec
+        return seen
 
     def _field_only(self, dets: Detections) -> Detections:
         """What lies in the pit has left the field: a marble whose centre is over it has fallen in, and
@@ -108,31 +172,7 @@ class Pipeline:
         keep = tuple(d for d in dets if not inside(d))
         return dets if len(keep) == len(dets) else replace(dets, items=keep)
 
-    def engine(self, record: Mapping | None = None):
-        """The rule engine for this game, told how well the record's positions are known: a Novuss
-        zone call on the bat closer than ``meta.position_tolerance_mm`` is flagged for the referee."""
-        from rules import engine_for
 
-        options = {}
-        if self.profile.game == "novuss":
-            meta = (record or {}).get("meta") or {}
-            options["position_tolerance_mm"] = float(meta.get("position_tolerance_mm",
-                                                              2.0 * self.assembler.calibration_rms_mm))
-        return engine_for(self.profile.game, self.profile.geometry, **options)
-
-    def finish(self, t_s: float | None = None) -> dict | None:
-        """The stream ended: pieces the tracker was still looking for are given up (a pawn dropping into a
-        pocket in the last frames is pocketed, not left on the board), and a shot that had ended but was
-        waiting for them, or one still in progress (marked timed out), is read as it stands."""
-        self.tracker.conclude()
-        window = self._pending or self.segmenter.flush(t_s)
-        self._pending = None
-        if window is None:
-            return None
-        rec = self.assembler.assemble(window, self.tracker.tracks, self.player)
-        self.records.append(rec)
-        return rec
-
-
-def _id_key(p: str):
-    return (0, "", 0) if p == "bat" else (1, p[0], int(p[1:]))
+def hints_for(layout: Mapping[str, tuple[float, float]], player: str | None = None, **more: Any) -> Hints:
+    """Hints from a bare layout (a test, a bench that knows the pieces' places): ``more`` as ``rules.Hints``."""
+    return Hints(player, dict(layout), **more)

@@ -13,6 +13,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Mapping
 
+from rules.game import game_class
+
 from .board import Surface
 from .types import Detections
 
@@ -40,6 +42,7 @@ class ShotSegmenter:
                  hand_margin_mm: float = 30.0, max_shot_s: float = 30.0, rest_frames: int = 8,
                  surface: Surface | None = None, entry_frames: int = 4, edge_mm: float = 40.0):
         self.game = game
+        self.spec = game_class(game)  # the game's flags (class-level: no geometry needed)
         self.surface = surface
         self.entry_frames, self.edge_mm = entry_frames, edge_mm
         self.move_mm, self.still_mm, self.still_s = move_mm, still_mm, still_s
@@ -122,7 +125,7 @@ class ShotSegmenter:
                 self._recent[p] = deque([d.centre_mm], maxlen=self.rest_frames)
                 continue
             if math.dist(self._rest[p], d.centre_mm) > self.move_mm:
-                if self.game == "cvrnkana" and p not in self._placing:
+                if self.spec.unexplained_launch == "touch" and p not in self._placing:
                     continue  # moved while out of sight, flicked or nudged under the hand: a shot (7d)
                 self._placing.discard(p)
                 self._rest[p] = d.centre_mm
@@ -184,13 +187,13 @@ class ShotSegmenter:
             if shift > self.move_mm:
                 moved.append((shift, p, d))
         for shift, p, d in sorted(moved, reverse=True):
-            if self.game == "cvrnkana":
+            if self.spec.striker is None:  # no striker: any piece that moves starts the shot
                 return p
-            if p == "bat" and not self._hand_near((d.centre_mm, self._rest[p])):
+            if p == self.spec.striker and not self._hand_near((d.centre_mm, self._rest[p])):
                 return p
-        if self.game == "cvrnkana" and new:
+        if not self.spec.sees_whole_field and new:  # rolled in from outside the view
             return sorted(new)[0]
-        if self.game == "novuss":
+        if self.spec.striker is not None:
             # a piece moved by hand: its new place is its rest
             for _, p, d in moved:
                 if self._hand_near((d.centre_mm, self._rest[p])):

@@ -1,29 +1,43 @@
-"""Shot records from tracks: the documented schema (``rules.record``), ready for the rule engine.
+"""Shots from tracks: a ``rules.Shot``, built here and validated by its constructor.
 
-``ShotAssembler.assemble`` turns one shot's tracks into a record: resting positions before and after
-(means over the resting frames, so each is good to a fraction of the detection noise), the events from
-``vision.events`` and, for what no contact explains, the events the rules ask for: in Cvrnkaná a marble
-that set off without being hit was touched (rule 7d), in Novuss a pawn that did is an outside
-interference (``external``). A piece whose track ended with no departure event (lost from sight, taken
-by a hand) never silently disappears: it stays in ``after`` at its last reliable place and the record
-carries ``meta.review`` (one item per such piece) for the judge to show. The record is validated with
-``rules.record.parse_record`` before it leaves.
+``ShotAssembler.assemble`` turns one shot's tracks into a ``VisionShot``: the shot (resting positions
+before and after, means over the resting frames, so each is good to a fraction of the detection noise;
+the events from ``vision.events`` and, for what no contact explains, the events the rules ask for: a
+piece that set off without being hit was touched (Cvrnkaná rule 7d) or moved by outside interference
+(Novuss, ``external``), as the game's ``unexplained_launch`` says), the motions the events were solved
+from, and the review items. A piece whose track ended with no departure event (lost from sight, taken
+by a hand) never silently disappears: it stays in ``after`` at its last reliable place and the shot
+carries a review item (``meta.review``) for the judge to show.
 """
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
 
 import numpy as np
 
-from rules.record import parse_record
+from rules.record import Event, Kind, Shot
 
 from .board import Surface
 from .events import EventExtractor, Motion
 from .segmenter import ShotWindow
-from .types import Event, Track
+from .types import Track
 
-__all__ = ["ShotAssembler"]
+__all__ = ["ShotAssembler", "VisionShot"]
+
+
+@dataclass(frozen=True, eq=False)
+class VisionShot:
+    """What vision hands the judge for one shot: the shot, the fitted motions its events were solved from
+    (piece -> ``Motion``, for the dispute view) and what it asks the referee to check."""
+
+    shot: Shot
+    motions: Mapping[str, Motion]
+
+    @property
+    def review(self) -> tuple[Mapping[str, Any], ...]:
+        return self.shot.review
 
 
 class ShotAssembler:
@@ -33,6 +47,7 @@ class ShotAssembler:
         nudged off centre by a hand reaching past is not a launch)."""
         self.profile = profile
         self.game = profile.game
+        self.spec = profile.spec
         self.surface = Surface.from_profile(profile)
         self.extractor = extractor or EventExtractor(self.surface)
         self.explain_s = explain_s
@@ -40,20 +55,21 @@ class ShotAssembler:
         self.launch_mm = launch_mm
         self.off_view: dict[str, tuple[float, float]] = {}  # known places outside the camera's view
 
-    def assemble(self, window: ShotWindow, tracks: Mapping[str, Track], player: str | None = None) -> dict:
+    def assemble(self, window: ShotWindow, tracks: Mapping[str, Track], player: str | None = None) -> VisionShot:
         tracks = {p: tr for p, tr in tracks.items() if tr.observed()}
-        events = self.extractor.extract(tracks)
-        motions = self.extractor.last_motions
+        extraction = self.extractor.extract(tracks)
+        motions = extraction.motions
+        events = list(extraction.events)
         launches = self._launches(motions)
         t0 = launches.get(window.starter, (window.t0_s, 0.0))[0]
         t0 = min(t0, window.t0_s + 1.0) if window.starter in launches else window.t0_s
         events += self._unexplained(launches, events, window, motions)
-        if self.game == "cvrnkana":  # rolled out of the camera's view: on the field, place unknown
-            events += [Event("off", float(m.t[-1]), 0.0, 0.9, piece=p, side=m.track.left_where,
+        if not self.spec.sees_whole_field:  # rolled out of the camera's view: on the field, place unknown
+            events += [Event(float(m.t[-1]), Kind.OFF, piece=p, side=m.track.left_where, confidence=0.9,
                              note="left the camera's view") for p, m in motions.items() if m.track.left == "view"]
-        events = sorted((e for e in events if e.t_s >= t0 - 0.05), key=lambda e: e.t_s)
-        t0 = min([t0] + [e.t_s for e in events])
-        t1 = max([window.t1_s] + [e.t_s for e in events])
+        events = sorted((e for e in events if e.t >= t0 - 0.05), key=lambda e: e.t)
+        t0 = min([t0] + [e.t for e in events])
+        t1 = max([window.t1_s] + [e.t for e in events])
         gone = {e.piece for e in events if e.kind in ("pocket", "off", "pit")}
         entered = {e.piece for e in events if e.note == "entered the view"}
         before = {}
@@ -76,35 +92,28 @@ class ShotAssembler:
             after[p] = tuple(item["at"])
         sigma_after = {p: math.sqrt(m.fits[-1].pos_var(m.fits[-1].t_ref) + self.calibration_rms_mm ** 2)
                        for p, m in motions.items() if p in after}
-        rec = {
-            "game": self.game, "t0": round(t0, 6), "t1": round(t1, 6),
-            "before": {p: [round(x, 2), round(y, 2)] for p, (x, y) in sorted(before.items())},
-            "after": {p: [round(x, 2), round(y, 2)] for p, (x, y) in sorted(after.items())},
-            "events": [e.to_record() for e in events],
-            "meta": {"source": "vision", "frames": [window.frame0, window.frame1],
-                     "sigma_mm": round(self.extractor.used_sigma_mm, 3),
-                     "event_notes": [e.note for e in events],
-                     # 1-sigma error of each resting place after the shot (fit + calibration), and the
-                     # margin within which a call on a position is a close call (2 sigma of the worst)
-                     "position_sigma_mm": {p: round(v, 3) for p, v in sorted(sigma_after.items())},
-                     "position_tolerance_mm": round(2.0 * max(sigma_after.values(), default=self.calibration_rms_mm), 3)},
-        }
+        t0, t1 = round(t0, 6), round(t1, 6)
+        meta: dict[str, Any] = {
+            "source": "vision", "frames": [window.frame0, window.frame1],
+            "sigma_mm": round(extraction.sigma_mm, 3),
+            "event_notes": [e.note for e in events],
+            # 1-sigma error of each resting place after the shot (fit + calibration), and the margin
+            # within which a call on a position is a close call (2 sigma of the worst)
+            "position_sigma_mm": {p: round(v, 3) for p, v in sorted(sigma_after.items())},
+            "position_tolerance_mm": round(2.0 * max(sigma_after.values(), default=self.calibration_rms_mm), 3)}
         # pieces that rolled out of the camera's view during the shot: where they stopped is unknown, so
         # they are in neither ``after`` nor any event; the referee (or the game state) must place them
         left_view = sorted(p for p, m in motions.items() if m.track.left == "view")
         if left_view:
-            rec["meta"]["left_view"] = left_view
+            meta["left_view"] = left_view
         unseen.update({p: {"code": "pit_unseen", "piece": p, "t": round(float(m.t[-1]), 6),
                            "reason": "went under the hand and was not seen again: taken to be in the pit"}
                        for p, m in motions.items() if p in gone and m.track.pit_unseen})
         if unseen:
-            rec["meta"]["review"] = [unseen[p] for p in sorted(unseen)]
-        if player:
-            rec["player"] = player
-        for e in rec["events"]:
-            e["t"] = min(max(e["t"], rec["t0"]), rec["t1"])
-        parse_record(rec, "vision shot", self.game)
-        return rec
+            meta["review"] = [unseen[p] for p in sorted(unseen)]
+        shot = Shot(self.game, t0, t1, _rounded(before), _rounded(after), tuple(_in_shot(e, t0, t1) for e in events),
+                    player or None, meta=meta, where="vision shot")
+        return VisionShot(shot, motions)
 
     @staticmethod
     def _unseen(motions: Mapping[str, Motion], gone: set, before: Mapping) -> dict[str, dict]:
@@ -178,40 +187,53 @@ class ShotAssembler:
         return best[1] if best else None
 
     def _unexplained(self, launches, events: list[Event], window: ShotWindow, motions) -> list[Event]:
-        out = []
+        out: list[Event] = []
+        touch = self.spec.unexplained_launch == Kind.TOUCH
         for p, (t, err) in launches.items():
-            if p == window.starter and self.game == "novuss":
-                continue
+            if p == window.starter and p == self.spec.striker:
+                continue  # the stroke itself: the cue sets the striker off
             # only a contact sets a resting piece off (its leaving the surface at once is no cause)
-            cause = [e for e in events if e.kind == "contact" and p in e.pieces() and abs(e.t_s - t) <= self.explain_s + 3 * err]
+            cause = [e for e in events if e.kind == "contact" and p in e.pieces() and abs(e.t - t) <= self.explain_s + 3 * err]
             if cause:
                 continue
             mate = self._neighbour(p, t, motions)
-            newcomer = self._newcomer(p, t, motions) if self.game == "cvrnkana" and mate is None else None
+            newcomer = self._newcomer(p, t, motions) if not self.spec.sees_whole_field and mate is None else None
             if newcomer is not None:  # struck by a marble first seen just after, already on its way out
                 a, b = sorted((p, newcomer))
-                out.append(Event("contact", t, err, 0.5, a=a, b=b, note="struck as it came into view"))
-            elif mate is not None and (self.game == "novuss" or mate in launches or not motions[mate].fits[0].rest):
-                # set off inside a cluster: pushed by a neighbour within the frame interval; order unknown
+                out.append(Event(t, Kind.CONTACT, a=a, b=b, t_err=err, confidence=0.5, note="struck as it came into view"))
+            elif mate is not None and (not touch or mate in launches or not motions[mate].fits[0].rest):
+                # set off inside a cluster: pushed by a neighbour within the frame interval; order unknown (where
+                # the unexplained launch would be a touch, the neighbour must itself have been moving)
                 a, b = sorted((p, mate))
-                out.append(Event("contact", t, max(err, _frame_dt(motions[p]) / 4), 0.5, a=a, b=b, note="cluster launch"))
-            elif self.game == "cvrnkana":
-                out.append(Event("touch", t, err, 0.9, piece=p, note="launch without contact"))
-            elif p != "bat":
-                out.append(Event("external", t, err, 0.7, piece=p, effect="moved", note="launch without contact"))
-        if self.game == "cvrnkana":
-            for p, m in motions.items():
-                if p not in launches and m.fits[0].rest and self._went(m) and \
-                        not any(p in e.pieces() for e in events + out if e.kind not in ("pit", "off")):
-                    # set off where the camera did not see it go (under the hand): touched all the same (7d)
-                    out.append(Event("touch", float(m.fits[0].t_last), 0.0, 0.5, piece=p, note="set off unseen"))
-                if p in launches or m.fits[0].rest:
-                    continue
-                # rolled into view mid-shot: an opening flick from the start line
-                out.append(Event("touch", window.t0_s, 0.0, 0.8, piece=p, note="entered the view"))
+                out.append(Event(t, Kind.CONTACT, a=a, b=b, t_err=max(err, _frame_dt(motions[p]) / 4), confidence=0.5,
+                                 note="cluster launch"))
+            elif touch:
+                out.append(Event(t, Kind.TOUCH, piece=p, t_err=err, confidence=0.9, note="launch without contact"))
+            elif p != self.spec.striker:
+                out.append(Event(t, Kind.EXTERNAL, piece=p, effect="moved", t_err=err, confidence=0.7,
+                                 note="launch without contact"))
+        for p, m in motions.items() if touch or not self.spec.sees_whole_field else ():
+            if touch and p not in launches and m.fits[0].rest and self._went(m) and \
+                    not any(p in e.pieces() for e in events + out if e.kind not in ("pit", "off")):
+                # set off where the camera did not see it go (under the hand): touched all the same (7d)
+                out.append(Event(float(m.fits[0].t_last), Kind.TOUCH, piece=p, confidence=0.5, note="set off unseen"))
+            if self.spec.sees_whole_field or p in launches or m.fits[0].rest:
+                continue
+            # rolled into view mid-shot: an opening flick from the start line
+            out.append(Event(window.t0_s, Kind.TOUCH, piece=p, confidence=0.8, note="entered the view"))
         return out
 
 
 def _frame_dt(m: Motion) -> float:
     """The frame interval of a piece's sightings."""
     return float(np.median(np.diff(m.t))) if len(m.t) > 1 else 1 / 60
+
+
+def _rounded(where: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+    return {p: (round(float(x), 2), round(float(y), 2)) for p, (x, y) in sorted(where.items())}
+
+
+def _in_shot(e: Event, t0: float, t1: float) -> Event:
+    """The event as the shot carries it: its time to 0.1 µs within the shot's span, its uncertainty to 0.1 µs."""
+    return replace(e, t=min(max(round(e.t, 7), t0), t1), t_err=round(max(e.t_err, 0.0), 7),
+                   confidence=round(max(0.0, e.confidence), 4))

@@ -12,6 +12,9 @@ same kind and owner. Pieces of the same kind and owner can still trade places in
 (the struck piece leaves from where the striker would have been): every pair of such assignments is
 also scored by whether the straight paths between frames would carry one disc through the other, and the
 physically possible pairing wins.
+
+Who a newcomer is (spare ids, marbles outside the view, expected placements) is ``vision.naming``; how a
+track ended (pocket, off, pit, pickup, lost) is ``vision.departure``.
 """
 from __future__ import annotations
 
@@ -22,21 +25,17 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from rules.game import game_class
+
 from .board import Surface
-from .types import Detection, Detections, Track, TrackState, VisionError
+from .departure import hand_reaches_pit, resting_patience, under_hand_to_pit, why_gone
+from .naming import Roster, hopped_pit, piece_kind
+from .naming import came_from_line as _came_from_line  # noqa: F401 (its old home: tests import it from here)
+from .types import Detection, Detections, Track, TrackState
 
 __all__ = ["Tracker", "ConstantVelocity", "euclidean", "piece_kind"]
 
 _BIG = 1e9
-
-
-def piece_kind(game: str, piece: str) -> tuple[str, str | None]:
-    """(kind, owner) of a piece id: Novuss ``bat`` / ``A3`` pawns, Cvrnkaná ``B12`` marbles."""
-    if piece == "bat":
-        return "bat", None
-    if piece[:1] not in ("A", "B") or not piece[1:].isdigit():
-        raise VisionError(f"unknown piece id {piece!r}")
-    return ("pawn" if game == "novuss" else "marble"), piece[0]
 
 
 class ConstantVelocity:
@@ -142,15 +141,12 @@ class Tracker:
         self.off_view_reach_mm = off_view_reach_mm
         self.doubt_mm, self.doubt_kinds = doubt_mm, tuple(doubt_kinds)
         self._last_occluders: tuple[Detection, ...] = ()
+        self._game = game_class(surface.game)
         self._live: dict[str, _Live] = {}
         self._gone: dict[str, _Live] = {}
-        self._spares: list[str] = []
-        self._behind: set[str] = set()  # Cvrnkaná: marbles still behind the start lines
-        self._sent_back: set[str] = set()  # Cvrnkaná: marbles the game state has behind the lines (a hand takes them)
+        self._roster = Roster(self._game)  # spare ids, expected placements, marbles out of view (vision.naming)
         self.just_left: list[Track] = []  # the tracks that ended in the last update
         self._tentative: list[_Tentative] = []
-        self._expected: dict[str, tuple[float, float]] = {}
-        self._off_view: dict[str, tuple[float, float]] = {}
         self._t_s: float | None = None
         self._dt_s = 1.0 / 60.0
 
@@ -158,14 +154,14 @@ class Tracker:
     def start(self, layout: Mapping[str, Sequence[float]], frame: int, t_s: float, spares: Iterable[str] = ()) -> None:
         """Forget everything; the pieces in ``layout`` (id -> centre mm) are where the last state left them.
         ``spares`` are ids that may appear later (a marble rolling into view, a pawn put back by hand)."""
-        self._live, self._gone, self._tentative, self._expected = {}, {}, [], {}
+        self._live, self._gone, self._tentative, self._roster.expected = {}, {}, [], {}
         for piece, xy in layout.items():
             self._add(piece, np.asarray(xy, float), frame, t_s)
-        self._spares = [p for p in spares if p not in self._live]
+        self._roster.spares = [p for p in spares if p not in self._live]
         self._t_s = t_s
 
     def _add(self, piece: str, xy: np.ndarray, frame: int, t_s: float, observed: bool = True) -> _Live:
-        kind, owner = piece_kind(self.surface.game, piece)
+        kind, owner = piece_kind(self._game, piece)
         live = _Live(piece, kind, owner, self.surface.radius(kind), xy.astype(float), np.zeros(2), t_s, frame)
         live.states.append(TrackState(piece, frame, t_s, (float(xy[0]), float(xy[1])), (0.0, 0.0), observed))
         self._live[piece] = live
@@ -179,19 +175,20 @@ class Tracker:
         behind the start lines, so a marble already in the pit is never given to a newcomer; ``behind``:
         those of them still behind the lines (default: all), which a marble rolling in from the lines'
         side takes first (rule 2)."""
-        self._off_view = {p: (float(xy[0]), float(xy[1])) for p, xy in positions.items() if p not in self._live}
-        self._sent_back = set(behind or ())
+        r = self._roster
+        r.off_view = {p: (float(xy[0]), float(xy[1])) for p, xy in positions.items() if p not in self._live}
+        r.sent_back = set(behind or ())
         if spares is not None:
-            self._spares = [p for p in spares if p not in self._live]
-            self._behind = set(self._spares) if behind is None else {p for p in behind if p in self._spares}
+            r.spares = [p for p in spares if p not in self._live]
+            r.behind = set(r.spares) if behind is None else {p for p in behind if p in r.spares}
 
     def expect(self, placements: Mapping[str, Sequence[float]]) -> None:
         """Pieces a hand is about to put down where the rules say (a ruling's returns and penalty pawns):
         a piece that then appears near one of these spots gets that id, whether it was on the surface
         elsewhere, had left it, or was never seen. Without this a replaced piece would get any spare id."""
         for piece, xy in placements.items():
-            piece_kind(self.surface.game, piece)
-            self._expected[piece] = (float(xy[0]), float(xy[1]))
+            piece_kind(self._game, piece)
+            self._roster.expected[piece] = (float(xy[0]), float(xy[1]))
 
     def trim_history(self, keep_from_s: float) -> None:
         """Drop history older than ``keep_from_s`` (keeping at least the latest state of each piece). While
@@ -210,8 +207,8 @@ class Tracker:
     def end_shot(self, keep_from_s: float) -> None:
         """A shot was read: forget the pieces that left (their ids may come back) and old history."""
         for piece in self._gone:
-            if piece not in self._spares:
-                self._spares.append(piece)
+            if piece not in self._roster.spares:
+                self._roster.spares.append(piece)
         self._gone = {}
         self.trim_history(keep_from_s)
 
@@ -240,7 +237,7 @@ class Tracker:
         out = []
         t_s = self._t_s if self._t_s is not None else 0.0
         for l in [l for l in self._live.values() if l.misses > 0 and not self._resting_patience(l, t_s)]:
-            self._leave(l, *self._why_gone(l))
+            self._give_up(l)
             out.append(l.piece)
         return out
 
@@ -253,7 +250,7 @@ class Tracker:
         self.just_left = []
         if self._t_s is not None and t > self._t_s:
             self._dt_s = t - self._t_s
-        placed = self._placed(dets) if self._expected else []
+        placed = self._placed(dets) if self._roster.expected else []
         lives = list(self._live.values())
         pieces = [d for d in dets.pieces() if all(d is not q for q, _ in placed)]
         preds = [self.motion.predict(l.pos, l.vel, t - l.t_obs_s) for l in lives]
@@ -315,8 +312,9 @@ class Tracker:
         """Hidden: a resting piece stays, a moving one carries on along its line."""
         l.hidden_s += dets.t_s - (self._t_s if self._t_s is not None else dets.t_s)
         l.hidden_by = hidden
-        if hidden == "hand" and l.kind == "marble" and self.surface.pit_radius_mm:
-            l.hand_at_pit = l.hand_at_pit or self._hand_reaches_pit(l, dets)
+        pit_mm = self.surface.pit_radius_mm
+        if hidden == "hand" and l.kind == "marble" and pit_mm:
+            l.hand_at_pit = l.hand_at_pit or hand_reaches_pit(l, dets, pit_mm, self.occluder_margin_mm)
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
                                    (float(l.vel[0]), float(l.vel[1])), False, hidden))
         if l.hidden_s > self.hidden_max_s:
@@ -334,76 +332,20 @@ class Tracker:
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(pred[0]), float(pred[1])),
                                    (float(l.vel[0]), float(l.vel[1])), False))
         if l.misses >= self.miss_max and not self._resting_patience(l, dets.t_s):
-            self._leave(l, *self._why_gone(l))
+            self._give_up(l)
+
+    # -- how a track ends (vision.departure) --------------------------------------------------------
+    def _to_pit(self, l: _Live) -> bool:
+        return under_hand_to_pit(l, self._roster.expected, self._roster.sent_back)
 
     def _resting_patience(self, l: _Live, t_s: float) -> bool:
-        """Whether a piece missed in the open is still given time: one at rest (and not last seen under a
-        hand, which may have lifted it, nor at a pocket, the pit or the open edge of the view, over which
-        it may have crept) for up to ``rest_miss_s`` after it was last seen."""
-        if self._under_hand_to_pit(l):  # seen clear for a while before it is called in
-            return l.open_since_s is None or t_s - l.open_since_s < self.rest_miss_s
-        if l.hidden_by == "hand" or float(np.hypot(*l.vel)) > self.rest_speed_mm_s:
-            return False
-        xy, s = (float(l.pos[0]), float(l.pos[1])), self.surface
-        if s.pocket_at(xy, l.radius_mm) or (s.pit_radius_mm and s.in_pit(xy, l.radius_mm)) \
-                or (not s.walls and s.outside_side(xy, -2.0 * l.radius_mm)):
-            return False
-        return t_s - l.t_obs_s < self.rest_miss_s
+        """Whether a piece missed in the open is still given time (``departure.resting_patience``)."""
+        return resting_patience(l, t_s, self.surface, self.rest_miss_s, self.rest_speed_mm_s, self._to_pit(l))
 
-    def _why_gone(self, l: _Live) -> tuple[str, str | None]:
-        """Where a piece that vanished in the open went: judged from its last seen position and the
-        straight path it was on (a pocketed piece enters the pocket region, then disappears)."""
-        if self._under_hand_to_pit(l):
-            return "pit", "hand"
-        if l.hidden_by == "hand":
-            return "pickup", None
-        seen = [st.centre_mm for st in l.states[-(self.miss_max + 3):] if st.observed][-3:]
-        for xy in seen + [tuple(l.pos)]:
-            pk = self.surface.pocket_at(tuple(xy))
-            if pk:  # its centre was over a pocket's mouth when last seen: it dropped (struck there, or rolling in)
-                return "pocket", pk
-        if self.surface.pit_radius_mm and self._at_pit_rim(l):
-            # vanished in the open beside the rim: knocked in within a frame, before its speed was seen
-            return "pit", None
-        if float(np.hypot(*l.vel)) <= self.still_mm_s:
-            # a piece at rest (not even creeping) does not roll into a pocket or over a cushion by itself: something took it
-            # (a hand the camera did not see, the cue), and it comes back under its own name
-            return "lost", None
-        last = l.pos
-        path = [last + l.vel * k * self._dt_s for k in range(0, 7)]
-        for p in path:
-            pk = self.surface.pocket_at(tuple(p))
-            if pk:
-                return "pocket", pk
-        for p in path:
-            if self.surface.pit_radius_mm and self.surface.in_pit(tuple(p)):
-                return "pit", None
-        for p in path:
-            side = self.surface.outside_side(tuple(p), -l.radius_mm)
-            if side:
-                return ("off" if self.surface.walls else "view"), side
-        return "lost", None
-
-    def _at_pit_rim(self, l: _Live) -> bool:
-        """Within two radii plus ``knock_mm_s`` x one frame of the pit's rim: one frame's knock sends it in."""
-        return self.surface.in_pit(tuple(l.pos), 2.0 * l.radius_mm + self.knock_mm_s * self._dt_s)
-
-    def _hand_reaches_pit(self, l: _Live, dets: Detections) -> bool:
-        """Whether a hand over this hidden marble also reaches the pit's rim: it may have been flicked in
-        under it, unseen the whole way."""
-        for o in dets.occluders():
-            one = Detections(dets.frame, dets.t_s, (o,))
-            if o.kind == "hand" and one.occluded(l.pos, l.radius_mm + self.occluder_margin_mm) \
-                    and one.occluded((0.0, 0.0), self.surface.pit_radius_mm + l.radius_mm):
-                return True
-        return False
-
-    def _under_hand_to_pit(self, l: _Live) -> bool:
-        """Cvrnkaná: a marble last seen going under a hand that reached the pit, and not in the open since:
-        in the pit, most likely, flicked in under the hand (the record asks the referee). One the rules
-        have a hand carry off (a return, a marble sent back behind its line) was picked up instead."""
-        return (l.hidden_by == "hand" and l.hand_at_pit and l.piece not in self._expected
-                and l.piece not in self._sent_back)
+    def _give_up(self, l: _Live) -> None:
+        """A piece vanished in the open: it left where ``departure.why_gone`` says."""
+        self._leave(l, *why_gone(l, self.surface, self.miss_max, self.still_mm_s, self.knock_mm_s * self._dt_s,
+                                 self._dt_s, self._to_pit(l)))
 
     def _leave(self, l: _Live, why: str, where: str | None) -> None:
         # drop the coasted states after the last sighting: they were guesses
@@ -413,8 +355,8 @@ class Tracker:
         self._gone[l.piece] = l
         del self._live[l.piece]
         self.just_left.append(l.track())
-        if why in ("pickup", "lost") and l.piece not in self._spares:
-            self._spares.insert(0, l.piece)  # a hand took it: it comes back under its own id
+        if why in ("pickup", "lost") and l.piece not in self._roster.spares:
+            self._roster.spares.insert(0, l.piece)  # a hand took it: it comes back under its own id
 
     def _repair_swaps(self, lives, preds, pieces, cost, pairs: dict[int, int]) -> dict[int, int]:
         """2-opt over same-class pairs: prefer assignments whose straight paths keep discs apart."""
@@ -461,12 +403,12 @@ class Tracker:
             else:
                 tent = _Tentative(d, 1, d)
             if tent.hits >= self.hit_min:
-                piece = self._hopped_pit(d, tent.first)
+                piece = hopped_pit(self._gone, d, tent.first, self._game, self.gate_margin_mm)
                 if piece is not None:  # it rolled over the pit: the same marble, not one into it
                     self._revive(piece, d, dets, tent.earlier)
                     named.append(d.named(piece))
                     continue
-                piece = self._expected_for(d)
+                piece = self._roster.expected_for(d, self.gate_margin_mm)
                 if piece is not None:
                     self._put_down(piece, d, dets)
                     named.append(d.named(piece))
@@ -490,7 +432,7 @@ class Tracker:
         hand hid nearby could claim it with a jump."""
         out = []
         for d in dets.pieces():
-            piece = self._expected_for(d, d.radius_mm)
+            piece = self._roster.expected_for(d, self.gate_margin_mm, d.radius_mm)
             if piece is None:
                 continue
             if any(q != piece and l.hidden_by is None and math.dist(l.pos, d.centre_mm) <= d.radius_mm
@@ -500,28 +442,16 @@ class Tracker:
             out.append((d, piece))
         return out
 
-    def _expected_for(self, d: Detection, reach_mm: float | None = None) -> str | None:
-        best = None
-        for piece, xy in self._expected.items():
-            if piece_kind(self.surface.game, piece) != d.cls:
-                continue
-            gap = math.dist(xy, d.centre_mm)
-            reach = 2.0 * d.radius_mm + self.gate_margin_mm if reach_mm is None else reach_mm
-            if gap <= reach and (best is None or gap < best[0]):
-                best = (gap, piece)
-        return best[1] if best else None
-
     def _put_down(self, piece: str, d: Detection, dets: Detections) -> None:
         """``piece`` reappeared where the rules put it: continue its track (from wherever it was)."""
-        del self._expected[piece]
+        del self._roster.expected[piece]
         self._revive(piece, d, dets)
 
     def _revive(self, piece: str, d: Detection, dets: Detections, earlier: Sequence[Detection] = ()) -> None:
         """Continue ``piece``'s track (live or ended) from ``d``, after the sightings ``earlier``."""
         xy = np.asarray(d.centre_mm, float)
         old = self._live.pop(piece, None) or self._gone.pop(piece, None)
-        if piece in self._spares:
-            self._spares.remove(piece)
+        self._roster.take(piece)
         if old is None:
             live = self._add(piece, xy, d.frame, dets.t_s)
         else:
@@ -533,63 +463,11 @@ class Tracker:
             self._live[piece] = live
         live.t_obs_s, live.frame_obs = dets.t_s, d.frame
 
-    def _hopped_pit(self, d: Detection, first: Detection | None, within_s: float = 0.4,
-                    min_speed_mm_s: float = 300.0) -> str | None:
-        """A marble called into the pit moments ago whose straight path, run on to this newcomer's first
-        sighting, meets it: it rolled over the hollow (out of sight in it) and out the far side."""
-        f = first or d
-        for piece, g in self._gone.items():
-            speed = float(np.hypot(*g.vel))
-            dt = f.t_s - (g.left_t_s or 0.0)
-            if g.left != "pit" or g.left_where == "hand" or speed < min_speed_mm_s or not 0.0 < dt <= within_s \
-                    or piece_kind(self.surface.game, piece) != d.cls:
-                continue
-            if math.dist(g.pos + g.vel * dt, f.centre_mm) <= self.gate_margin_mm + 0.25 * speed * dt:
-                return piece
-        return None
-
-    @staticmethod
-    def _came_from(first: Detection | None, d: Detection, xy) -> bool:
-        return _came_from_line(first, d, xy)
-
     def _spare_for(self, d: Detection, first: Detection | None = None) -> str | None:
-        piece = self._spare_id(d, first)
+        piece = self._roster.spare_id(d, first, self._live, self.off_view_reach_mm)
         if piece is not None:
             self._gone.pop(piece, None)
         return piece
-
-    def _from_off_view(self, piece: str) -> str:
-        del self._off_view[piece]
-        if piece in self._spares:
-            self._spares.remove(piece)
-        return piece
-
-    def _spare_id(self, d: Detection, first: Detection | None = None) -> str | None:
-        if _from_start_lines(first, d):
-            # rule 2: a player flicks every marble from the start line before any on the field, so one rolling
-            # in from the lines' side while its owner still has marbles there is one of those, even when a
-            # field marble lies out of view on its way
-            for piece in self._spares:
-                if piece in self._behind and piece_kind(self.surface.game, piece) == d.cls:
-                    self._spares.remove(piece)
-                    self._behind.discard(piece)
-                    return piece
-        # out-of-view pieces of its class whose place its path comes from, nearest first: one within reach
-        # before any spare id; failing every spare, one from farther off (a field marble flicked in from 3 m)
-        came = sorted((math.dist(xy, d.centre_mm), p) for p, xy in self._off_view.items()
-                      if piece_kind(self.surface.game, p) == d.cls and p not in self._live
-                      and self._came_from(first, d, xy))
-        if came and came[0][0] <= self.off_view_reach_mm:
-            return self._from_off_view(came[0][1])
-        for piece in self._spares:
-            if piece_kind(self.surface.game, piece) == d.cls:
-                self._spares.remove(piece)
-                return piece
-        if came:
-            return self._from_off_view(came[0][1])
-        if d.cls == ("bat", None) and "bat" not in self._live:
-            return "bat"  # there is one bat: a bat seen while none is tracked is it, whatever it left as
-        return None
 
 
 @dataclass(frozen=True)
@@ -604,34 +482,6 @@ def _overlaps(d: Detection, taken, share: float = 0.5) -> bool:
     """Two discs cannot overlap: a detection whose centre lies within ``share`` of the sum of radii of a
     piece already accounted for is a second view of that piece (a duplicate fit), never a new piece."""
     return any(math.dist(d.centre_mm, t.centre_mm) < share * (d.radius_mm + t.radius_mm) for t in taken)
-
-
-def _came_from_line(first: Detection | None, d: Detection, xy, step_mm: float = 10.0) -> bool:
-    """Whether a piece first seen at ``first`` and now at ``d`` can have set off from ``xy``: a moving
-    newcomer's path run backwards must pass over that place (within a few radii, more the further back);
-    one that hardly moved (put down by hand) may have come from anywhere near."""
-    if first is None:
-        return True
-    a, b, c = np.asarray(first.centre_mm, float), np.asarray(d.centre_mm, float), np.asarray(xy, float)
-    travel = b - a
-    run = float(np.hypot(*travel))
-    if run < step_mm:
-        return True
-    u = travel / run
-    back = float((a - c) @ u)  # how far before the first sighting the place lies along the path
-    if back < -2.0 * d.radius_mm:
-        return False  # the place is ahead of the piece, not behind it
-    off = abs(float((c - a)[0] * u[1] - (c - a)[1] * u[0]))
-    return off <= 3.0 * d.radius_mm + 0.05 * max(back, 0.0)
-
-
-def _from_start_lines(first: Detection | None, d: Detection, step_mm: float = 10.0) -> bool:
-    """Whether a newcomer rolled in heading away from the Cvrnkaná start lines (towards +y, within 45°)."""
-    if first is None:
-        return False
-    dx, dy = d.centre_mm[0] - first.centre_mm[0], d.centre_mm[1] - first.centre_mm[1]
-    run = math.hypot(dx, dy)
-    return run >= step_mm and dy >= 0.7 * run
 
 
 def _penetration(p0, p1, q0, q1, reach: float) -> float:

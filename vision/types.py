@@ -1,4 +1,4 @@
-"""The values passed between the vision stages: detections, tracks and timed events.
+"""The values passed between the vision stages: detections and tracks (events are ``rules.Event``).
 
 Positions are board millimetres (``_mm``) everywhere after calibration; a detection also keeps
 its image pixel centre (``_px``) for drawing and for refinement, but no stage past the detector
@@ -8,12 +8,12 @@ change what an earlier stage saw.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["KINDS", "OCCLUDERS", "Detection", "Detections", "TrackState", "Track", "Event", "VisionError",
+__all__ = ["KINDS", "OCCLUDERS", "Detection", "Detections", "TrackState", "Track", "VisionError",
            "class_threshold", "lowest_threshold"]
 
 KINDS = ("pawn", "bat", "marble", "hand", "cue")
@@ -206,46 +206,3 @@ class Track:
         xy = np.array([s.centre_mm for s in obs], float).reshape(-1, 2)
         fr = np.array([s.frame for s in obs], int)
         return t, xy, fr
-
-
-@dataclass(frozen=True)
-class Event:
-    """A timed happening, with its uncertainty; ``to_record()`` gives the shot-record form.
-
-    ``t_err_s`` is the 1-sigma timing uncertainty: the rule engine compares the gap between two contacts
-    with it, so it must be honest. ``evidence`` lists the frames the event was read from.
-    """
-
-    kind: str
-    t_s: float
-    t_err_s: float = 0.0
-    confidence: float = 1.0
-    piece: str | None = None
-    a: str | None = None
-    b: str | None = None
-    side: str | None = None
-    pocket: str | None = None
-    effect: str | None = None
-    evidence: tuple[int, ...] = ()
-    note: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def pieces(self) -> tuple[str, ...]:
-        return tuple(p for p in ((self.a, self.b) if self.kind == "contact" else (self.piece,)) if p)
-
-    def to_record(self, t_origin_s: float = 0.0) -> dict:
-        out: dict[str, Any] = {"t": round(self.t_s - t_origin_s, 7), "kind": self.kind}
-        for name in ("a", "b", "piece", "side", "pocket", "effect"):
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = value
-        if self.t_err_s > 0:
-            out["t_err"] = round(self.t_err_s, 7)
-        if self.confidence < 1.0:
-            out["confidence"] = round(max(0.0, self.confidence), 4)
-        return out
-
-    def __str__(self) -> str:
-        what = "-".join(self.pieces())
-        where = self.side or self.pocket or ""
-        return f"{self.t_s * 1000:.2f}±{self.t_err_s * 1000:.2f}ms {self.kind} {what} {where}".rstrip()

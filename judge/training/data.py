@@ -88,34 +88,35 @@ def random_scene(game: str, profile, rng: np.random.Generator, index: int = 0, t
     evaluation frames keep the default)."""
     from sim.frames import Occluder, PieceState, SimFrame
 
-    g = profile.geometry
+    spec = profile.spec
+    g = spec.geometry
     pieces: list[tuple[str, str, str | None, float]] = []  # id, kind, owner, radius
-    if game == "novuss":
-        h = g["surface_mm"] / 2
+    if spec.pockets_mm:  # a board: pawns and the bat, kept off the pockets
+        h = spec.half_mm
         bounds = (-h, -h, h, h)
-        pr = g["pawn_diameter_mm"] / 2
+        pr = spec.piece_radii_mm["pawn"]
         for owner in "AB":
             for i in range(int(rng.integers(0, 9))):
                 pieces.append((f"{owner}{i + 1}", "pawn", owner, pr))
         if rng.random() < 0.9:
-            pieces.append(("bat", "bat", None, g["bat_diameter_mm"] / 2))
-        pocket_r = g["pocket_radius_mm"]
+            pieces.append(("bat", "bat", None, spec.piece_radii_mm["bat"]))
+        pocket_r = spec.pocket_radius_mm
         keep_out = lambda x, y: math.hypot(abs(x) - h, abs(y) - h) < pocket_r  # noqa: E731
         touch = 0.35
-    else:
-        hx, hy = g["view_half_width_mm"], g["view_half_height_mm"]
+    else:  # the field in view: marbles of several sizes, kept off the pit
+        hx, hy = spec.bounds_mm
         bounds = (-hx + 10, -hy + 10, hx - 10, hy - 10)
-        mr = g["marble_diameter_mm"] / 2
+        mr = spec.piece_radii_mm["marble"]
         for owner in "AB":
-            for i in range(int(rng.integers(0, int(g["marbles_per_player"]) + 1))):
-                r = rng.uniform(g["marble_min_mm"], g["marble_max_mm"]) / 2 if rng.random() < 0.3 else mr
+            for i in range(int(rng.integers(0, int(g.marbles_per_player) + 1))):
+                r = rng.uniform(g.marble_min_mm, g.marble_max_mm) / 2 if rng.random() < 0.3 else mr
                 pieces.append((f"{owner}{i + 1}", "marble", owner, r))
-        pit = g["pit_diameter_mm"] / 2
+        pit = spec.pit_radius_mm
         keep_out = lambda x, y: math.hypot(x, y) < pit  # noqa: E731
         touch = 0.25
     placed: list[tuple[float, float, float]] = []
     states = []
-    near_pit = game == "cvrnkana" and rng.random() < 0.5  # marbles gathered round the pit
+    near_pit = spec.has_pit and rng.random() < 0.5  # marbles gathered round the pit
     for pid, kind, owner, r in pieces:
         b = bounds
         if near_pit and rng.random() < 0.7:
@@ -130,13 +131,14 @@ def random_scene(game: str, profile, rng: np.random.Generator, index: int = 0, t
         states.append((pid, kind, owner, r, xy, (speed * math.cos(a), speed * math.sin(a)), rng.uniform(0, 2 * math.pi)))
     occluders = []
     targets = [(s[4][0], s[4][1]) for s in states] or [(0.0, 0.0)]
-    if rng.random() < (0.4 if game == "novuss" else 0.5):
+    cue = "cue" in spec.occluders
+    if rng.random() < (0.4 if cue else 0.5):  # a hand (a little rarer where the cue covers pieces too)
         tx, ty = targets[int(rng.integers(len(targets)))]
         a = rng.uniform(0, 2 * math.pi)
         d = rng.uniform(0, 70)
         occluders.append(Occluder("hand", tx + d * math.cos(a), ty + d * math.sin(a), rng.uniform(0, 2 * math.pi),
                                   rng.uniform(20.0, 60.0), 0.0, 0.0, 45.0 * rng.uniform(0.85, 1.15)))
-    if game == "novuss" and rng.random() < 0.45:
+    if cue and rng.random() < 0.45:
         tx, ty = targets[int(rng.integers(len(targets)))]
         a = rng.uniform(0, 2 * math.pi)
         back = rng.uniform(20, 150)

@@ -7,7 +7,7 @@ model on the whole frame at its native size (pieces look exactly as in training)
 
 Everything is seeded (dataset seeds, ``seed=``/``deterministic=True``); a run is resumable from its
 ``last.pt``; the ``time`` bound stops a run after that many hours whatever ``epochs`` says. Nothing is
-downloaded: the network is built from the YAML, ultralytics is configured offline (``yolo_offline``).
+downloaded: the network is built from the YAML, ultralytics is configured offline (``vision.yolo_offline``).
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from models import MODELS_DIR
-
-from .types import VisionError
+from rules.game import GAMES
+from vision.types import VisionError
 
 __all__ = ["DataSpec", "TrainSpec", "build_dataset", "merge_datasets", "train", "export", "MODEL_YAML"]
 
@@ -35,7 +35,7 @@ VAL_SEED_OFFSET = 100_000  # validation renderers never share a seed with traini
 class DataSpec:
     """How many domain-randomised renderers per game, layouts per renderer, and tiles per layout."""
 
-    games: tuple[str, ...] = ("novuss", "cvrnkana")
+    games: tuple[str, ...] = tuple(GAMES)
     settings_per_game: int = 40
     frames_per_setting: int = 12
     val_settings_per_game: int = 4
@@ -43,14 +43,14 @@ class DataSpec:
     tiles_per_frame: int = 6
     seed: int = 0
     size: tuple[int, int] = (1280, 720)
-    moving_share: float = 0.12  # pawns and marbles smeared by motion (vision.train_data.MOVING_SHARE)
+    moving_share: float = 0.12  # pawns and marbles smeared by motion (judge.training.data.MOVING_SHARE)
 
     def __post_init__(self):
         if self.settings_per_game < 1 or self.frames_per_setting < 1 or self.tiles_per_frame < 1:
             raise VisionError("dataset sizes must be >= 1")
         if not 0.0 <= self.moving_share <= 1.0:
             raise VisionError(f"moving share must be between 0 and 1, got {self.moving_share}")
-        unknown = set(self.games) - {"novuss", "cvrnkana"}
+        unknown = set(self.games) - set(GAMES)
         if unknown or not self.games:
             raise VisionError(f"unknown game(s) {sorted(unknown)}: use novuss and/or cvrnkana")
 
@@ -80,7 +80,7 @@ def build_dataset(spec: DataSpec, out_dir: str | Path, progress=print) -> Path:
     same spec. Written to a temporary folder and renamed when complete."""
     import cv2
 
-    from .train_data import CLASSES, render_labelled, tiles, yolo_lines
+    from .data import CLASSES, render_labelled, tiles, yolo_lines
 
     out = Path(out_dir)
     stamp = out / "spec.json"
@@ -158,7 +158,7 @@ def _last(spec: TrainSpec) -> Path:
 def train(spec: TrainSpec, data_yaml: str | Path, resume: bool = True) -> Path:
     """Train (or resume from ``last.pt``); returns ``best.pt``. Runs on the CPU unless ``device`` says
     otherwise via ``SHOTJUDGE_DEVICE`` (a GPU run is the same command with bigger numbers)."""
-    from .yolo_offline import offline_ultralytics
+    from vision.yolo_offline import offline_ultralytics
 
     offline_ultralytics()
     from ultralytics import YOLO
@@ -195,7 +195,7 @@ def export(weights: str | Path, out_dir: str | Path, stem: str, imgsz: tuple[int
     """Export ``weights`` for inference on whole frames (``imgsz`` = height, width) into ``out_dir`` as
     ``<stem>.pt`` / ``<stem>.onnx`` / ``<stem>_ncnn_model/``; returns what was written. NCNN needs the
     ``pnnx`` converter installed (``pip install pnnx ncnn``); a format that fails is a ``VisionError``."""
-    from .yolo_offline import offline_ultralytics
+    from vision.yolo_offline import offline_ultralytics
 
     offline_ultralytics()
     from ultralytics import YOLO

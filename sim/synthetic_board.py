@@ -1,6 +1,6 @@
-"""Small renderer for calibration tests: a plane texture seen through a known ``Camera`` with exact lens
-distortion (every output sample is traced back through undistortion and the plane homography), 2x2
-supersampled so edges are anti-aliased like a real sensor's."""
+"""Small renderer for the calibration tests and bench/calibration_accuracy.py: a plane texture seen through
+a known ``Camera`` with exact lens distortion (every output sample is traced back through undistortion and
+the plane homography), 2x2 supersampled so edges are anti-aliased like a real sensor's."""
 from __future__ import annotations
 
 import json
@@ -65,7 +65,7 @@ def board_texture(profile: Profile, px_per_mm: float = 4.0, half_extent_mm: floa
         tex[int(round(b)):int(round(d)), int(round(a)):int(round(c))] = value
 
     geo = profile.geometry
-    if profile.game == "novuss":
+    if profile.spec.pockets_mm:  # a board: frame, surface, zones, centre circle, pockets; else the pit
         fr, half = geo["frame_mm"] / 2, geo["surface_mm"] / 2
         rect(-fr, -fr, fr, fr, 120)
         rect(-half, -half, half, half, 205)

@@ -1,0 +1,1 @@
+"""Benchmarks, run from a checkout (``python bench/accuracy.py``): product code only, never tests."""
