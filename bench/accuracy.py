@@ -151,7 +151,8 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
         _score_detections(profile, fr, dets, stats)
         seen = pipe.feed(dets)
         truth_at = {p.id: p for p in fr.pieces}
-        for d in pipe.last_named.pieces():
+        named = pipe.last_named if pipe.last_named is not None and pipe.last_named.t_s == dets.t_s else None
+        for d in named.pieces() if named is not None else ():  # (None: vision skipped the frame as a repeat)
             tp = truth_at.get(d.piece)
             ok = tp is not None and tp.visible and math.dist((tp.x_mm, tp.y_mm), d.centre_mm) <= 12.0
             if named_ok.get(d.piece, True) and not ok:

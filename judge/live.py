@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from hardware.frame import Frame, FrameGap, GapDetector, SourceError
@@ -113,23 +113,7 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
     result = LiveResult()
     errors: list[SourceError] = []
 
-    def capture() -> None:
-        detector = GapDetector(source.fps)
-        try:
-            while not stop.is_set():
-                frame = source.read()
-                if frame is None:
-                    break
-                gap = detector.check(frame)
-                if gap is not None:
-                    queue.put(gap)
-                queue.put(frame)
-        except SourceError as exc:
-            errors.append(exc)
-        finally:
-            queue.close()
-
-    thread = threading.Thread(target=capture, name="capture", daemon=True)
+    thread = threading.Thread(target=_capture, args=(source, queue, stop, errors), name="capture", daemon=True)
     seen_revision = None  # the game state vision was last told (None: not started)
     started = time.monotonic()
     thread.start()
@@ -147,6 +131,9 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
                 match.note_gap(item)
                 continue
             frame: Frame = item
+            if last is not None and frame.t_s <= last.t_s:
+                last = _out_of_order(last, frame, match, result)
+                continue
             _queue_gap(last, frame, source.fps, match, result)
             last = frame
             result.frames += 1
@@ -172,6 +159,35 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
     result.error = errors[0] if errors else None
     result.seconds = time.monotonic() - started
     return result
+
+
+def _capture(source: FrameSource, queue: FrameQueue, stop: threading.Event, errors: list[SourceError]) -> None:
+    """The capture thread: read the source as fast as it delivers, the camera's own gaps noted in order."""
+    detector = GapDetector(source.fps)
+    try:
+        while not stop.is_set():
+            frame = source.read()
+            if frame is None:
+                break
+            gap = detector.check(frame)
+            if gap is not None:
+                queue.put(gap)
+            queue.put(frame)
+    except SourceError as exc:
+        errors.append(exc)
+    finally:
+        queue.close()
+
+
+def _out_of_order(last: Frame, frame: Frame, match, result: LiveResult) -> Frame:
+    """A frame stamped at or before the last one (the same frame twice, a clock gone back): vision would
+    step back in time, so it is dropped, and said so. Returns the last frame, its index moved on so the
+    next frame's index follows this one."""
+    why = "repeated time" if frame.t_s == last.t_s else "time went back"
+    gap = FrameGap(last.index, last.t_s, frame.index, frame.t_s, 1, why)
+    result.gaps.append(gap)
+    match.note_gap(gap)
+    return replace(last, index=frame.index)
 
 
 def _queue_gap(last: Frame | None, frame: Frame, fps: float, match, result: LiveResult) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from calibration import default_profile
 from hardware import Frame
-from judge.replay import Replay, ReplayShot, vision_review
+from judge.replay import Replay, vision_review
 from rules import engine_for
 from rules.record import parse_record
 from vision.board import Surface
@@ -197,7 +197,8 @@ def test_a_pawn_lost_without_leaving_stays_in_the_record_and_asks_for_review():
     assert shot.ruling is not None and shot.review
     assert vision_review(rec) == ["B2 lost from sight at (250, -100) mm, kept there: please check"]
     assert any("B2 lost from sight" in n for n in replay.notes)
-    assert not ReplayShot(1, 1, {"meta": {}}, {"review": False}).review
+    unflagged = Replay(engine, engine.initial(positions=pawns)).judge(parse_record({**rec, "meta": {}}))
+    assert unflagged.ruling is not None and not unflagged.ruling["review"] and not unflagged.review
 
 
 def test_stream_ending_mid_settle_pockets_a_pawn_that_just_dropped_and_keeps_the_shot():

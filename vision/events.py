@@ -179,6 +179,38 @@ class EventExtractor:
         steps = [np.median(np.diff(m.t)) for m in motions.values() if len(m.t) > 1]
         return float(np.median(steps)) if steps else 1 / 60
 
+    def _frame_dt_at(self, motions: Mapping[str, Motion], pieces, t: float) -> float:
+        """The frame interval in force at ``t``: the longest gap between the sightings of ``pieces`` that
+        brackets ``t`` (a dropped frame, a burst lost), never less than the typical (median) interval."""
+        dt = self._frame_dt(motions)
+        for p in pieces:
+            m = motions.get(p)
+            if m is None or len(m.t) < 2:
+                continue
+            i = int(np.searchsorted(m.t, t))
+            if 0 < i < len(m.t):
+                dt = max(dt, float(m.t[i] - m.t[i - 1]))
+        return dt
+
+    @staticmethod
+    def _stamp_sigma(motions: Mapping[str, Motion]) -> float:
+        """How far the frame times scatter about a smooth clock (a live stream's jitter), from the second
+        differences of the shot's frame times (a slow drift of the rate leaves them near zero; white stamp
+        noise of sigma gives them sigma * sqrt(6)). Zero for exact times (a file, a folder)."""
+        ts = [m.t for m in motions.values() if len(m.t) > 3]
+        if not ts:
+            return 0.0
+        t = np.unique(np.concatenate(ts))
+        if len(t) < 4:
+            return 0.0
+        d2 = np.diff(t, 2)
+        d1 = np.diff(t)
+        d2 = d2[(d1[1:] < 1.5 * np.median(d1)) & (d1[:-1] < 1.5 * np.median(d1))]  # not across a dropped frame
+        if len(d2) < 3:
+            return 0.0
+        sig = 1.4826 * float(np.median(np.abs(d2 - np.median(d2)))) / math.sqrt(6.0)
+        return sig if sig > 1e-6 else 0.0
+
     def _window(self, ta: float, tb: float, dt: float) -> tuple[float, float]:
         return ta - self.window_pad * dt, tb + self.window_pad * dt
 
@@ -458,7 +490,10 @@ class EventExtractor:
             t = float(np.clip(np.mean(guesses), lo, hi))
             err = (hi - lo) / math.sqrt(12.0)
             confidence = 0.5
-        err = math.sqrt(err ** 2 + self.t_err_floor_s ** 2 + (self.frame_model * self._frame_dt(motions)) ** 2)
+        # irregular frames widen it: the interval in force at the event (longer across dropped frames)
+        # and the scatter of the frame times themselves (a stamp ``s`` off moves the event by about ``s``)
+        err = math.sqrt(err ** 2 + self.t_err_floor_s ** 2 + self._stamp_sigma(motions) ** 2
+                        + (self.frame_model * self._frame_dt_at(motions, c.members(), t)) ** 2)
         evidence = tuple(int(x) for p in c.members() for x in _frames_near(motions[p], t))
         how = ",".join(sorted(valid)) or "fallback"
         if c.other is not None:
@@ -499,6 +534,7 @@ class EventExtractor:
                 t_hit, sig = (tr.left_t_s or float(m.t[-1])) + dt / 2, dt / 2
             kind = tr.left
             unseen = tr.pit_unseen
+            sig = math.hypot(sig, self._stamp_sigma(motions))
             ev = Event(t_hit, Kind(kind), piece=pid, t_err=math.sqrt(sig ** 2 + self.t_err_floor_s ** 2),
                        confidence=0.5 if unseen else 1.0, side=tr.left_where if kind == "off" else None,
                        pocket=tr.left_where if kind == "pocket" else None,

@@ -12,6 +12,8 @@ import time
 from dataclasses import replace
 from typing import Any, Mapping, Protocol, runtime_checkable
 
+import numpy as np
+
 from rules.game import piece_key
 from rules.hints import Hints
 
@@ -47,7 +49,8 @@ class Pipeline:
     ``t_s``: the detector runs on it) or ``Detections`` already made (a bench's oracle, a test)."""
 
     def __init__(self, profile, detector=None, tracker: Tracker | None = None, segmenter: ShotSegmenter | None = None,
-                 assembler: ShotAssembler | None = None, preroll_s: float = 0.5, calibration_rms_mm: float = 0.5):
+                 assembler: ShotAssembler | None = None, preroll_s: float = 0.5, calibration_rms_mm: float = 0.5,
+                 repeat_max_s: float = 0.1):
         self.profile = profile
         self.spec = profile.spec
         self.surface = Surface.from_profile(profile)
@@ -63,6 +66,13 @@ class Pipeline:
         self.last_named: Detections | None = None
         #: seconds spent per stage since the start (detect, track+events)
         self.timings = {"detect": 0.0, "track+events": 0.0}
+        #: frames not tracked, by why: ``repeated`` (the same time again, or the same picture again while
+        #: pieces moved) and ``backwards`` (a time before the last frame's)
+        self.skipped = {"repeated": 0, "backwards": 0}
+        self.repeat_max_s = repeat_max_s
+        self._last_t: float | None = None
+        self._last_image = None
+        self._last_seen: tuple | None = None  # (the last tracked frame's pieces, when that picture was new)
 
     # ----- the seam ----------------------------------------------------------------------------------
     def start(self, hints: Hints, frame: int = 0, t_s: float = 0.0) -> None:
@@ -77,6 +87,7 @@ class Pipeline:
             spares = tuple(sorted(self.spec.ids() - set(layout), key=piece_key))
         self.tracker.start(layout, frame, t_s, spares)
         self.segmenter.seed(layout)
+        self._last_t, self._last_image, self._last_seen = None, None, None  # the first frame may be at t_s itself
         self.tell(hints)
 
     def tell(self, hints: Hints) -> None:
@@ -104,8 +115,18 @@ class Pipeline:
         return self.tracker.positions()
 
     def feed(self, frame: Any) -> VisionShot | None:
+        """Frame times are taken as they come (a live stream's jitter, dropped frames, a drifting rate):
+        only a frame that is not after the last one, or the last picture again while pieces move (a
+        stream repeating a frame under a new time), is skipped, counted in ``skipped``."""
         if isinstance(frame, Detections):
             return self._track(frame)
+        if self._out_of_order(frame.t_s):
+            return None
+        image, last = frame.image, self._last_image
+        self._last_image = image
+        if (last is not None and image is not last and getattr(image, "shape", None) == getattr(last, "shape", 0)
+                and self._repeat(frame.t_s) and np.array_equal(image, last)):
+            return self._skip_repeat()
         t = time.perf_counter()
         dets = self.detector.detect(frame.image, frame.index, frame.t_s)
         self.timings["detect"] += time.perf_counter() - t
@@ -132,7 +153,35 @@ class Pipeline:
         finally:
             self.timings["track+events"] += time.perf_counter() - t
 
+    def _out_of_order(self, t_s: float) -> bool:
+        """A frame stamped at or before the last tracked one: the same frame again, or a time gone back
+        (a stream's clock reset, a frame out of order). Tracking it would step back in time."""
+        if self._last_t is None or t_s > self._last_t:
+            return False
+        self.skipped["repeated" if t_s == self._last_t else "backwards"] += 1
+        return True
+
+    def _repeat(self, t_s: float) -> bool:
+        """Whether an identical picture now would be a repeat to skip: while pieces move (a real still
+        scene gives the same picture and is still), and not once the same picture has lasted
+        ``repeat_max_s`` (the scene has stopped; the shot must be able to end)."""
+        if self._last_seen is None or t_s - self._last_seen[1] > self.repeat_max_s:
+            return False
+        return self.tracker.moving()
+
+    def _skip_repeat(self) -> None:
+        self.skipped["repeated"] += 1
+        return None
+
     def _step(self, dets: Detections) -> VisionShot | None:
+        if self._out_of_order(dets.t_s):
+            return None
+        pieces = tuple(sorted((d.kind, d.owner or "", d.centre_mm) for d in dets.pieces()))
+        if pieces and self._last_seen is not None and pieces == self._last_seen[0] and self._repeat(dets.t_s):
+            return self._skip_repeat()  # the very same sightings again: the picture was repeated
+        if self._last_seen is None or pieces != self._last_seen[0]:
+            self._last_seen = (pieces, dets.t_s)
+        self._last_t = dets.t_s
         if self.spec.has_pit:
             dets = self._field_only(dets)
         named = self.tracker.update(dets)

@@ -73,7 +73,10 @@ class ShotSegmenter:
         seen = {d.piece: d for d in dets.pieces() if d.piece}
         now = (dets.t_s, dets.frame)
         self._hist.append((dets.t_s, {p: d.centre_mm for p, d in seen.items()}, dets if dets.occluders() else None))
-        while self._hist and self._hist[0][0] < dets.t_s - max(self.still_s, 0.05) - 1e-9:
+        # keep the newest frame at or before the window's start: the window then spans at least
+        # ``still_s`` whatever the frame times (jittered, dropped, drifting), not only at index/fps
+        cut = dets.t_s - max(self.still_s, 0.05) + 1e-9
+        while len(self._hist) > 1 and self._hist[1][0] <= cut:
             self._hist.popleft()
         for p, d in seen.items():
             self._recent.setdefault(p, deque(maxlen=self.rest_frames)).append(d.centre_mm)

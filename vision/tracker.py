@@ -46,14 +46,16 @@ class ConstantVelocity:
     frame late.
     """
 
-    def __init__(self, alpha: float = 1.0, beta: float = 0.5, reset_mm: float = 4.0):
-        self.alpha, self.beta, self.reset_mm = alpha, beta, reset_mm
+    def __init__(self, alpha: float = 1.0, beta: float = 0.5, reset_mm: float = 4.0, min_dt_s: float = 1e-3):
+        """``min_dt_s``: a step shorter than this (a repeated frame, a time stamped twice) moves the
+        position only: a velocity read over it would be noise divided by almost nothing."""
+        self.alpha, self.beta, self.reset_mm, self.min_dt_s = alpha, beta, reset_mm, min_dt_s
 
     def predict(self, pos: np.ndarray, vel: np.ndarray, dt_s: float) -> np.ndarray:
         return pos + vel * dt_s
 
     def update(self, pos: np.ndarray, vel: np.ndarray, z: np.ndarray, dt_s: float) -> tuple[np.ndarray, np.ndarray]:
-        if dt_s <= 0:
+        if dt_s < self.min_dt_s:
             return z.copy(), vel
         pred = self.predict(pos, vel, dt_s)
         innov = z - pred
@@ -219,6 +221,10 @@ class Tracker:
         out = {p: l.track() for p, l in self._gone.items()}
         out.update({p: l.track() for p, l in self._live.items()})
         return out
+
+    def moving(self) -> bool:
+        """Whether any piece on the surface was moving (faster than ``rest_speed_mm_s``) when last seen."""
+        return any(float(np.hypot(*l.vel)) > self.rest_speed_mm_s for l in self._live.values())
 
     def missing(self) -> list[str]:
         """Pieces missed in the open in the last frames and not yet given up."""
