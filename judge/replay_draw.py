@@ -17,6 +17,8 @@ from .overlay_draw import ContactMark, OverlayModel, TrackMark, ZoneMark, draw_o
 
 __all__ = ["Board", "call_lines", "read_frames"]
 
+MAX_CROP_HALF_PX = 1000  # an evidence crop's half side at most, whatever the scale says
+
 
 def _circle(cx: float, cy: float, r: float, n: int = 48) -> np.ndarray:
     a = np.linspace(0, 2 * math.pi, n, endpoint=False)
@@ -75,12 +77,19 @@ class Board:
         import cv2
 
         c = self.px([at_mm])[0]
-        half_px = max(8, int(round(half_mm * self.px_per_mm(at_mm))))
+        ppm = self.px_per_mm(at_mm)
+        ppm = ppm if math.isfinite(ppm) and ppm > 0 else 1.0
+        half_px = max(8, min(int(round(half_mm * ppm)), MAX_CROP_HALF_PX))
+        side = 2 * half_px
+        crop = np.zeros((side, side) + image.shape[2:], image.dtype)  # what lies beyond the image stays black
+        if not np.all(np.isfinite(c)):  # a place the camera cannot map (behind it): nothing to show
+            return cv2.resize(crop, (out_px, out_px)), (0, 0, out_px / side)
         x0, y0 = int(round(c[0])) - half_px, int(round(c[1])) - half_px
-        pad = cv2.copyMakeBorder(image, half_px * 2, half_px * 2, half_px * 2, half_px * 2, cv2.BORDER_CONSTANT)
-        crop = pad[y0 + 2 * half_px:y0 + 4 * half_px, x0 + 2 * half_px:x0 + 4 * half_px]
-        scale = out_px / crop.shape[1]
-        return cv2.resize(crop, (out_px, out_px), interpolation=cv2.INTER_CUBIC), (x0, y0, scale)
+        h, w = image.shape[:2]
+        ix0, iy0, ix1, iy1 = max(x0, 0), max(y0, 0), min(x0 + side, w), min(y0 + side, h)
+        if ix1 > ix0 and iy1 > iy0:  # the part of the square inside the image (none: the place is off it)
+            crop[iy0 - y0:iy1 - y0, ix0 - x0:ix1 - x0] = image[iy0:iy1, ix0:ix1]
+        return cv2.resize(crop, (out_px, out_px), interpolation=cv2.INTER_CUBIC), (x0, y0, out_px / side)
 
 
 def call_lines(ruling: Mapping | None, shot_no: int, error: str | None = None) -> list[tuple[str, tuple[int, int, int]]]:
