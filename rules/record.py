@@ -331,9 +331,15 @@ class _Checker:
         raise RecordError(f"{self.where}: {path}: {message}")
 
     def number(self, value: Any, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(path, f"must be a finite number, got {value!r}")
-        return float(value)
+        try:
+            out = float(value)
+        except OverflowError:  # an integer beyond any float
+            self.fail(path, f"must be a finite number, got an integer of {len(str(abs(value)))} digits")
+        if not math.isfinite(out):
+            self.fail(path, f"must be a finite number, got {value!r}")
+        return out
 
     def point(self, value: Any, path: str) -> tuple[float, float]:
         if not isinstance(value, (list, tuple)) or len(value) != 2:
@@ -487,6 +493,8 @@ def load_records(text: str, source: str = "input", game: str | None = None) -> l
             items = json.loads(text, object_pairs_hook=hook)
         except json.JSONDecodeError as exc:
             raise RecordError(f"{source}: malformed JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        except (ValueError, RecursionError) as exc:
+            raise RecordError(f"{source}: {_unreadable(exc)}") from None
         return [parse_record(item, f"{source} record {i + 1}", game) for i, item in enumerate(items)]
     records = []
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -496,8 +504,17 @@ def load_records(text: str, source: str = "input", game: str | None = None) -> l
             item = json.loads(line, object_pairs_hook=hook)
         except json.JSONDecodeError as exc:
             raise RecordError(f"{source} line {lineno}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+        except (ValueError, RecursionError) as exc:
+            raise RecordError(f"{source} line {lineno}: {_unreadable(exc)}") from None
         records.append(parse_record(item, f"{source} line {lineno}", game))
     return records
+
+
+def _unreadable(exc: ValueError | RecursionError) -> str:
+    """Why valid-looking JSON cannot be read: nesting too deep, or a number too long to convert."""
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply to be a shot record"
+    return f"JSON that cannot be read as a shot record ({str(exc).splitlines()[0][:120]})"
 
 
 def records_from(items: Iterable[Mapping[str, Any]], game: str | None = None) -> list[Shot]:

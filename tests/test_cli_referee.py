@@ -57,6 +57,14 @@ def _bad(record_index, mutate):
     (jsonl(_bad(1, lambda r: r.update(game="cvrnkana"))), "shots.jsonl line 2: game: is 'cvrnkana' but this is a novuss match"),
     (jsonl(_bad(0, lambda r: r["after"].update(A4=[1, 1]))), "shots.jsonl line 1: events[1].piece: A4 left the surface (pocket) but is also in after"),
     ("", "shots.jsonl: no shot records (the file is empty)"),
+    # what a fuzzer found: a list or an object where a piece id or a kind belongs, numbers no float holds,
+    # nesting deeper than any shot record
+    (jsonl(_bad(0, lambda r: r["events"][0].update(b=["A4"]))), "shots.jsonl line 1: events[0].b: unknown piece ['A4'] for novuss"),
+    (jsonl(_bad(0, lambda r: r["events"][0].update(kind={"k": 1}))), "shots.jsonl line 1: events[0].kind: unknown event kind {'k': 1}"),
+    (jsonl(_bad(0, lambda r: r.update(t1=10 ** 320))), "shots.jsonl line 1: t1: must be a finite number, got an integer of 321 digits"),
+    pytest.param('{"game": "novuss", "t0": ' + "9" * 5000 + "}\n", "shots.jsonl line 1: JSON that cannot be read as a shot "
+                 "record", id="5000-digit-integer"),
+    pytest.param("[" * 100_000 + "]" * 100_000, "shots.jsonl: JSON nested too deeply to be a shot record", id="deep-nesting"),
 ])
 def test_bad_input_is_one_line_exit_2_and_no_output(tmp_path, text, message):
     proc = run(tmp_path, text, "--game", "novuss")
