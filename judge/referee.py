@@ -53,10 +53,6 @@ class Referee:
     def __init__(self, engine: Ruleset):
         self.engine = engine
 
-    @property
-    def game(self) -> str:
-        return self.engine.game
-
     def hints(self, state: Any) -> Hints:
         """What vision must know of ``state`` (at the start, after a referee action)."""
         return self.engine.hints(state)

@@ -33,9 +33,6 @@ class Hints:
     spares: tuple[str, ...] | None = None
     behind: tuple[str, ...] = ()
 
-    def without_placements(self) -> "Hints":
-        return Hints(self.player, self.layout, {}, self.spares, self.behind)
-
 
 def placements_of(ruling: Ruling | None) -> dict[str, Point]:
     """The pieces a ruling has put down by hand at a known place: ``{piece: (x_mm, y_mm)}``."""

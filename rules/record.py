@@ -295,11 +295,6 @@ class Shot:
     def from_dict(cls, raw: Any, where: str = "record", game: str | None = None) -> "Shot":
         return parse_record(raw, where, game)
 
-    def with_referee(self, items: Iterable[Mapping[str, Any]]) -> "Shot":
-        """The same shot with referee decisions added."""
-        return Shot(self.game, self.t0, self.t1, self.before, self.after, self.events, self.player,
-                    tuple(self.referee) + tuple(items), self.meta)
-
 
 #: the name the shot had before it was the one currency; kept for outside code
 ShotRecord = Shot

@@ -53,14 +53,13 @@ class ScriptedVision:
         self.segmenter = _TruthSegmenter(shot_spans(demo, fps, delay_frames))
         self.timings = {"detect": 0.0, "track+events": 0.0}
         self.started = None  # the layout vision was started from
-        self.told: list = []  # every hint it was given after the start
         self._now = 0.0
 
     def start(self, hints, frame, t_s) -> None:
         self.started = dict(hints.layout)
 
     def tell(self, hints) -> None:
-        self.told.append(hints)
+        """The truth's records need nothing from the game state."""
 
     @property
     def in_shot(self) -> bool:  # as ``Pipeline.in_shot``
