@@ -76,7 +76,7 @@ def run(args) -> int:
     from hardware import TruncatedVideo, open_source
 
     from .journal import Journal
-    from .live import ConsoleAnnouncer, run_live
+    from .live import ConsoleAnnouncer, run_live, source_key
     from .match import Match
 
     console = Console(highlight=False, stderr=False)
@@ -105,9 +105,12 @@ def run(args) -> int:
         journal = Journal.open(journal_path, create=True, match=match_info)
         try:
             match = Match(engine, journal, lang=args.lang, listeners=[ConsoleAnnouncer(console)])
-            if match.resumed_shots:
+            resume_after = -1 if source.live else match.consumed_in(source_key(source))
+            if match.resumed_shots or match.pending_judged or resume_after >= 0:
                 console.print(f"[bold]resuming[/] {journal_path}: game {match.game_no}, "
-                              f"{match.resumed_shots} shot(s) already judged")
+                              f"{match.resumed_shots} shot(s) already judged"
+                              + (f", {match.pending_judged} seen before the stop judged now" if match.pending_judged else "")
+                              + (f"; reading on after frame {resume_after}" if resume_after >= 0 else ""), soft_wrap=True)
             vision = make_pipeline(cal, source.fps, args.game, background=read_background(args.background, source.size),
                                    **vision_options(args))
             if not args.no_overlay:
@@ -116,7 +119,8 @@ def run(args) -> int:
                 from .recorder import ShotRecorder
                 recorder = ShotRecorder(args.clips, source.fps)
             try:
-                result = run_live(source, vision, match, queue_size=args.queue, recorder=recorder, hub=hub)
+                result = run_live(source, vision, match, queue_size=args.queue, recorder=recorder, hub=hub,
+                                  resume_after=resume_after)
             finally:
                 if recorder is not None:
                     recorder.close()
@@ -124,8 +128,10 @@ def run(args) -> int:
                     server.stop()
         finally:
             journal.close()
-    console.print(f"{result.frames} frames, {result.shots} shot(s) judged, {result.refused} refused (for the referee), "
-                  f"{result.skipped} already in the journal, "
+    open_reviews = len(match.open_reviews())
+    console.print(f"{result.frames} frames, {result.shots} shot(s) judged ({result.reviewed} flagged for review), "
+                  f"{result.refused} refused ({open_reviews} review item(s) open for the referee), "
+                  f"{result.skipped} duplicate(s) already in the journal, "
                   f"{sum(g.count for g in result.gaps)} frame(s) lost in {len(result.gaps)} gap(s); journal {journal_path}",
                   soft_wrap=True)
     if recorder is not None:

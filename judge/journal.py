@@ -1,13 +1,17 @@
 """The match journal: an append-only SQLite file that survives a crash or a power cut.
 
 Every shot record with its ruling and the game state after it, every referee action (override,
-undo, next game) and every frame gap is appended in its own transaction (WAL, ``synchronous=FULL``)
-the moment it happens. Nothing is ever updated or deleted (triggers refuse it); an undo is a new
-entry. Because the rule engines are pure folds, ``resume()`` gives back the effective shot
-records of the current game and ``engine.replay(records)`` rebuilds the state exactly.
+undo, next game, a corrected state, a review item settled) and every frame gap is appended in its own
+transaction (WAL, ``synchronous=FULL``) the moment it happens. Nothing is ever updated or deleted
+(triggers refuse it); an undo is a new entry. Because the rule engines are pure folds, ``resume()``
+gives back the effective shot records of the current game and ``engine.replay(records)`` rebuilds the
+state exactly.
 
-A shot is keyed by the hash of its record within its game, so feeding the same shot again (a
-restarted process re-reading its input) is a no-op: no shot is judged twice.
+Exactly once: a shot is known by where it is in its source (``position``: the source, the frame on
+which vision finished it, its times), and its record is written ahead (``seen``) before the referee
+step judges it. A restart on a recording resumes after the last position consumed, and a record seen
+but not judged when the process died (``Resume.pending``) is judged on restart, never read again from
+the video. The hash of the record within its game stays a second guard: the same record twice is one shot.
 """
 from __future__ import annotations
 
@@ -19,15 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["Journal", "JournalError", "Resume", "ShotEntry", "record_hash"]
+__all__ = ["Journal", "JournalError", "Pending", "Resume", "Review", "ShotEntry", "record_hash"]
 
 APPLICATION_ID = 0x53484A44  # "SHJD": marks the file as ours for `file`, sqlite and us
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: entry kinds: the match, a shot seen (written ahead) and judged or refused, referee actions, events
+KINDS = ("match", "seen", "shot", "refused", "override", "undo", "next_game", "set_state", "settle", "gap", "note")
+ACTIONS = ("override", "undo", "next_game", "set_state", "settle", "gap", "note")
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE entries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL CHECK (kind IN ('match', 'shot', 'override', 'undo', 'next_game', 'gap', 'note')),
+    kind TEXT NOT NULL CHECK (kind IN ({", ".join(repr(k) for k in KINDS)})),
     game_no INTEGER NOT NULL,
     shot_no INTEGER,
     record_hash TEXT,
@@ -62,11 +69,35 @@ class ShotEntry:
 
 
 @dataclass(frozen=True)
+class Pending:
+    """A shot record written ahead (``seen``) that the process died before judging."""
+
+    seq: int
+    game_no: int
+    record: Mapping[str, Any]
+    position: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Review:
+    """A shot the engine refused (vision and the game state disagree): the referee's to settle."""
+
+    seq: int
+    game_no: int
+    record: Mapping[str, Any]
+    error: str
+    position: Mapping[str, Any] | None
+    settled: str | None = None  # how the referee settled it ('confirm', 'state'), None while open
+
+
+@dataclass(frozen=True)
 class Resume:
     """What a restarted judge needs: the match settings, the game in progress and its shots.
 
     ``records`` are the effective shot records of the current game (undone shots removed,
-    referee overrides folded into the record's ``referee`` list), in order.
+    referee overrides folded into the record's ``referee`` list), in order. ``consumed`` maps a recorded
+    source to the last frame index a shot (judged or refused) was finished on; ``pending`` are records
+    seen and never judged; ``reviews`` the refused shots.
     """
 
     match: Mapping[str, Any]
@@ -78,6 +109,9 @@ class Resume:
     entries: int
     games: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     start: Mapping[str, Any] | None = None  # the state the current game started from (None: the opening)
+    consumed: Mapping[str, int] = field(default_factory=dict)
+    pending: tuple[Pending, ...] = ()
+    reviews: tuple[Review, ...] = ()
 
 
 class Journal:
@@ -115,6 +149,8 @@ class Journal:
             if check != "ok":
                 conn.close()
                 raise JournalError(f"{path}: the journal is damaged ({check})")
+            if version < SCHEMA_VERSION:
+                _upgrade(conn)
         else:
             with _transaction(conn):
                 for statement in _statements(_SCHEMA):
@@ -146,16 +182,22 @@ class Journal:
             if key in match and stored.get(key) != match[key]:
                 raise JournalError(f"{self.path}: this journal is a {stored.get(key)} match, not {match[key]}")
 
+    def append_seen(self, game_no: int, record: Mapping[str, Any], position: Mapping[str, Any] | None) -> int:
+        """Write a shot record ahead of judging it (its ``seq`` is what its ruling then refers to)."""
+        return self._append("seen", game_no, None, None, {"record": dict(record), "position": _plain(position)})
+
     def append_shot(self, game_no: int, record: Mapping[str, Any], ruling: Mapping[str, Any],
-                    state: Mapping[str, Any] | None) -> tuple[ShotEntry, bool]:
-        """Append a judged shot; returns (entry, True), or (the stored entry, False) if it is already in."""
+                    state: Mapping[str, Any] | None, position: Mapping[str, Any] | None = None,
+                    seen: int | None = None) -> tuple[ShotEntry, bool]:
+        """Append a judged shot; returns (entry, True), or (the stored entry, False) if it is already in.
+        ``seen``: the seq of the record written ahead, which this settles."""
         digest = record_hash(record)
         with _transaction(self._conn) as conn:
             row = conn.execute("SELECT seq FROM entries WHERE game_no=? AND record_hash=?", (game_no, digest)).fetchone()
             if row is None:
                 shot_no = 1 + (conn.execute("SELECT COALESCE(MAX(shot_no), 0) FROM entries WHERE kind='shot' AND game_no=?",
                                             (game_no,)).fetchone()[0])
-                payload = {"record": record, "ruling": ruling, "state": state}
+                payload = {"record": record, "ruling": ruling, "state": state, "position": _plain(position), "seen": seen}
                 conn.execute("INSERT INTO entries (kind, game_no, shot_no, record_hash, wall_time, payload) "
                              "VALUES ('shot', ?, ?, ?, ?, ?)", (game_no, shot_no, digest, time.time(), _dump(payload)))
                 added = True
@@ -163,14 +205,21 @@ class Journal:
                 added = False
         return self.find_shot(game_no, digest), added
 
+    def append_refused(self, game_no: int, record: Mapping[str, Any], error: str,
+                       position: Mapping[str, Any] | None = None, seen: int | None = None) -> int:
+        """A shot the engine refused: a review item for the referee (settled later by a ``settle`` entry)."""
+        return self._append("refused", game_no, None, None, {"record": dict(record), "error": str(error),
+                                                              "position": _plain(position), "seen": seen})
+
     def find_shot(self, game_no: int, digest: str) -> ShotEntry | None:
         row = self._conn.execute("SELECT seq, game_no, shot_no, record_hash, payload FROM entries "
                                  "WHERE kind='shot' AND game_no=? AND record_hash=?", (game_no, digest)).fetchone()
         return _shot_entry(row) if row else None
 
     def append_action(self, kind: str, game_no: int, payload: Mapping[str, Any], shot_no: int | None = None) -> int:
-        """A referee action (``override``, ``undo``, ``next_game``) or an event (``gap``, ``note``)."""
-        if kind not in ("override", "undo", "next_game", "gap", "note"):
+        """A referee action (``override``, ``undo``, ``next_game``, ``set_state``, ``settle``) or an event
+        (``gap``, ``note``)."""
+        if kind not in ACTIONS:
             raise JournalError(f"unknown journal entry kind {kind!r}")
         return self._append(kind, game_no, shot_no, None, dict(payload))
 
@@ -193,20 +242,37 @@ class Journal:
                  "payload": json.loads(r[5])} for r in rows]
 
     def resume(self) -> Resume:
-        """Fold the entries: the current game, its effective records, the next shot number."""
+        """Fold the entries: the current game, its effective records, the next shot number, the source
+        positions consumed, the records seen and not judged, the review items."""
         match = self.match() or {}
         game_no = 1
         games: dict[int, list[ShotEntry]] = {1: []}
         overrides: dict[tuple[int, int], list[dict]] = {}
         starts: dict[int, Mapping[str, Any]] = {}
+        consumed: dict[str, int] = {}
+        seen: dict[int, Pending] = {}
+        reviews: dict[int, Review] = {}
         count = 0
         for e in self.entries():
             count += 1
             kind, payload = e["kind"], e["payload"]
-            if kind == "shot":
+            if kind in ("seen", "shot", "refused"):
+                _consume(consumed, payload.get("position"))
+                if kind != "seen":
+                    seen.pop(payload.get("seen"), None)
+            if kind == "seen":
+                seen[e["seq"]] = Pending(e["seq"], e["game_no"], payload["record"], payload.get("position"))
+            elif kind == "shot":
                 games.setdefault(e["game_no"], []).append(ShotEntry(
                     e["seq"], e["game_no"], e["shot_no"], payload["record"], payload["ruling"], payload.get("state"),
                     record_hash(payload["record"])))
+            elif kind == "refused":
+                reviews[e["seq"]] = Review(e["seq"], e["game_no"], payload["record"], payload["error"],
+                                           payload.get("position"))
+            elif kind == "settle" and payload.get("review") in reviews:
+                item = reviews[payload["review"]]
+                reviews[item.seq] = Review(item.seq, item.game_no, item.record, item.error, item.position,
+                                           payload.get("how", "confirm"))
             elif kind == "undo":
                 shots = games.setdefault(e["game_no"], [])
                 if shots:
@@ -218,6 +284,9 @@ class Journal:
                 games.setdefault(game_no, [])
                 if payload.get("start"):
                     starts[game_no] = payload["start"]
+            elif kind == "set_state":  # the referee corrected the state: the game goes on from it
+                games[e["game_no"]] = []
+                starts[e["game_no"]] = payload["state"]
         effective = {g: tuple(_with_referee(s.record, overrides.get((g, s.shot_no), [])) for s in shots)
                      for g, shots in games.items()}
         current = games.get(game_no, [])
@@ -225,7 +294,34 @@ class Journal:
                                  (game_no,)).fetchone()[0]
         return Resume(match=match, game_no=game_no, records=effective.get(game_no, ()), shots=tuple(current),
                       next_shot_no=top + 1, last_state=current[-1].state if current else None, entries=count,
-                      games=effective, start=starts.get(game_no))
+                      games=effective, start=starts.get(game_no), consumed=consumed, pending=tuple(seen.values()),
+                      reviews=tuple(reviews.values()))
+
+
+def _consume(consumed: dict[str, int], position: Mapping[str, Any] | None) -> None:
+    """A recorded source's frames up to a shot's last are consumed (a camera's never come again)."""
+    if position and not position.get("live") and position.get("source") is not None:
+        name, end = str(position["source"]), int(position["end_index"])
+        consumed[name] = max(consumed.get(name, -1), end)
+
+
+def _plain(position: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if position is None else dict(position)
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """A journal of format 1 (fewer entry kinds): rebuilt in one transaction as format 2, every entry kept
+    with its seq (the triggers go with the old table and come back with the new)."""
+    with _transaction(conn):
+        conn.execute("DROP TRIGGER IF EXISTS entries_no_update")
+        conn.execute("DROP TRIGGER IF EXISTS entries_no_delete")
+        conn.execute("ALTER TABLE entries RENAME TO entries_old")
+        for statement in _statements(_SCHEMA):
+            conn.execute(statement)
+        conn.execute("INSERT INTO entries (seq, kind, game_no, shot_no, record_hash, wall_time, payload) "
+                     "SELECT seq, kind, game_no, shot_no, record_hash, wall_time, payload FROM entries_old ORDER BY seq")
+        conn.execute("DROP TABLE entries_old")
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
 
 def _with_referee(record: Mapping[str, Any], extra: list[dict]) -> Mapping[str, Any]:

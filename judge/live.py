@@ -11,6 +11,12 @@ it finishes is judged by the match (``Match`` live, ``Replay`` for a file) with 
 When the source fails for good (a video cut short, a camera that never came back) the shot in
 progress is *not* read from its partial motion: only shots vision had completed are judged, and
 ``LiveResult.unfinished`` says one was cut off.
+
+Exactly once: each shot goes to the match with its place in the source (the frame vision finished it on;
+a recording's frame index, a camera's frame time), and a restart on a recording reads past the frames
+already consumed (``resume_after``) with vision started from the journaled state. When the engine refuses
+a shot (vision and the state disagree) the referee gets it as a review item and vision starts again from
+what it sees, named by the state (``judge.resync``), so the next shot is judged.
 """
 from __future__ import annotations
 
@@ -18,13 +24,14 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable
 
 from hardware.frame import Frame, FrameGap, GapDetector, SourceError
 from hardware.source import FrameSource
 from rules import RecordError
 
-__all__ = ["FrameQueue", "LiveResult", "run_live", "ConsoleAnnouncer", "review_reasons"]
+__all__ = ["FrameQueue", "LiveResult", "run_live", "source_key", "ConsoleAnnouncer", "review_reasons"]
 
 
 class FrameQueue:
@@ -88,8 +95,10 @@ class FrameQueue:
 class LiveResult:
     frames: int = 0
     shots: int = 0
-    skipped: int = 0  # already in the journal (a restart re-reading its input)
-    refused: int = 0  # the engine refused the shot: the referee was asked to decide
+    reviewed: int = 0  # of ``shots``: judged, and flagged for the referee to check
+    skipped: int = 0  # duplicates: already in the journal (a restart re-reading its input)
+    refused: int = 0  # the engine refused the shot: a review item, the referee was asked to decide
+    resumed_over: int = 0  # frames of a recording read past on a restart (their shots are in the journal)
     gaps: list[FrameGap] = field(default_factory=list)
     dropped: int = 0
     error: SourceError | None = None
@@ -99,10 +108,11 @@ class LiveResult:
 
 def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, recorder=None,
              hub=None, stop: threading.Event | None = None, overlay_fps: float = 10.0,
-             on_frame: Callable[[Frame], None] | None = None) -> LiveResult:
+             on_frame: Callable[[Frame], None] | None = None, resume_after: int = -1) -> LiveResult:
     """Judge ``source`` (already open) with ``vision`` (a ``vision.pipeline.Vision``) until it ends, fails
-    for good, or ``stop`` is set. ``match`` judges each shot (``judge(shot, motions)``) and says when the
-    game state changed (``changed_since(revision) -> (revision, hints) | None``, ``hints``).
+    for good, or ``stop`` is set. ``match`` judges each shot (``judge(shot, motions, position)``) and says
+    when the game state changed (``changed_since(revision) -> (revision, hints, restart) | None``).
+    Frames up to index ``resume_after`` are read past (a restart: their shots are judged already).
 
     Returns what happened; a source error (truncated file, camera gone for good) is in
     ``result.error`` after every frame read before it was judged and journalled. After such an error
@@ -131,6 +141,9 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
                 match.note_gap(item)
                 continue
             frame: Frame = item
+            if frame.index <= resume_after:
+                last, result.resumed_over = frame, result.resumed_over + 1
+                continue
             if last is not None and frame.t_s <= last.t_s:
                 last = _out_of_order(last, frame, match, result)
                 continue
@@ -139,8 +152,8 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
             result.frames += 1
             if recorder is not None:
                 recorder.add(frame)
-            seen_revision = _tell(vision, match, seen_revision, frame, first=result.frames == 1)
-            _judge(_seen(vision.feed, frame, match), match, recorder, frame, result)
+            seen_revision = _tell(vision, match, seen_revision, frame)
+            _judge(_seen(vision.feed, frame, match), match, recorder, frame, result, source)
             if on_frame is not None:
                 on_frame(frame)
             if hub is not None and (next_overlay_t is None or frame.t_s >= next_overlay_t):
@@ -150,7 +163,7 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
         if errors:
             result.unfinished = result.frames > 0 and bool(vision.in_shot)
         elif last is not None:
-            _judge(_seen(lambda _: vision.finish(), last, match), match, recorder, last, result)
+            _judge(_seen(lambda _: vision.finish(), last, match), match, recorder, last, result, source)
     finally:
         stop.set()
         queue.close()  # wakes a capture thread blocked on a full queue
@@ -199,15 +212,23 @@ def _queue_gap(last: Frame | None, frame: Frame, fps: float, match, result: Live
         match.note_gap(gap)
 
 
-def _tell(vision, match, seen_revision, frame: Frame, first: bool):
-    """Before a frame: vision started from the match's hints (the first frame), or told the new hints when
-    the game state changed (a judged shot, or a referee action from the web thread). The revision told."""
+def _tell(vision, match, seen_revision, frame: Frame):
+    """Before a frame: vision started from the match's hints (the first frame), told the new hints when
+    the game state changed (a judged shot, or a referee action from the web thread), or started again
+    from what it sees named by the state when they parted (a refused shot, a state the referee set; not
+    in the middle of a shot, which it would lose). The revision told."""
     changed = match.changed_since(seen_revision)
     if changed is None:
         return seen_revision
-    revision, hints = changed
-    if first:
+    revision, hints, restart = changed
+    if seen_revision is None:
         vision.start(hints, frame.index, frame.t_s)
+    elif restart:
+        if vision.in_shot:
+            return seen_revision  # after this shot
+        from .resync import resync_hints
+
+        vision.start(resync_hints(hints, vision.positions(), match.engine.game), frame.index, frame.t_s)
     else:
         vision.tell(hints)
     return revision
@@ -223,19 +244,35 @@ def _seen(step, frame: Frame, match):
         return None
 
 
-def _judge(seen, match, recorder, frame: Frame, result: LiveResult) -> None:
+def _judge(seen, match, recorder, frame: Frame, result: LiveResult, source) -> None:
     if seen is None:
         return
-    shot = match.judge(seen.shot, seen.motions)
+    position = {"source": source_key(source), "live": bool(source.live), "end_index": frame.index,
+                "end_t_s": round(frame.t_s, 6), "t0": seen.shot.t0, "t1": seen.shot.t1}
+    shot = match.judge(seen.shot, seen.motions, position)
     if shot is None:
         result.skipped += 1
         return
     if shot.ruling is None:
         result.refused += 1
+        if recorder is not None:  # the evidence for the referee's review
+            recorder.save(shot.game_no, None, seen.shot.to_dict(), {"refused": shot.error}, seen.shot.t0, frame.t_s)
         return
     result.shots += 1
+    if review_reasons(shot.ruling_dict, [dict(i) for i in seen.shot.review]):
+        result.reviewed += 1
     if recorder is not None:
         recorder.save(shot.game_no, shot.shot_no, seen.shot.to_dict(), shot.ruling_dict, seen.shot.t0, frame.t_s)
+
+
+def source_key(source) -> str:
+    """How the journal knows a source: a recording by its full path (a restart from another folder is
+    the same file), a camera or stream by its name."""
+    if not source.live:
+        path = Path(source.name)
+        if path.exists():
+            return str(path.resolve())
+    return source.name
 
 
 class ConsoleAnnouncer:

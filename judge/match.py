@@ -19,7 +19,7 @@ from rules.hints import Hints
 from rules.record import RecordError, Shot, parse_record
 
 from .errors import UserError
-from .journal import Journal, record_hash
+from .journal import Journal, Review, record_hash
 from .referee import Referee
 
 __all__ = ["Match", "JudgedShot", "RefereeError"]
@@ -58,13 +58,19 @@ class Match:
         self.game = engine.game
         self.listeners: list[Listener] = list(listeners or [])
         self._lock = threading.RLock()
-        self.skipped = 0  # shots offered again that the journal already had
+        self.skipped = 0  # shots offered again that the journal already had (a restart re-reading its input)
+        self.restart_revision = 0  # the latest change after which vision must start again from the hints
         self.last: dict | None = None
         self.revision = 0  # bumped whenever the game state changes (a judged shot, a referee action)
         self.hints: Hints | None = None
         resume = journal.resume()
         self.resumed_shots = len(resume.records)
         self._load(resume)
+        self.pending_judged = 0  # records seen before a crash and judged on this start
+        for pending in resume.pending:  # seen, then the process died before the ruling: judged now, once
+            record = parse_record(dict(pending.record), f"journal entry {pending.seq}", self.game)
+            self.judge(record, position=pending.position, seen=pending.seq)
+            self.pending_judged += 1
 
     def _load(self, resume) -> None:
         """The current game rebuilt from the journal: its start state, then its shots folded through the
@@ -86,36 +92,61 @@ class Match:
             self.rulings.append(ruling)
         self.state = state
         self.hints = self.engine.hints(state, ruling)
+        self.consumed = dict(resume.consumed)
+        self.reviews = {r.seq: r for r in resume.reviews}
         self.revision += 1
 
     # ----- shots ---------------------------------------------------------------------------------
-    def judge(self, record: Shot, motions: Mapping[str, Any] | None = None) -> JudgedShot | None:
-        """Judge one shot, journal it, tell the listeners. None if the journal already had it. (``motions``,
-        vision's fitted motions, are for a replay's report; the journal keeps the shot itself.)"""
-        shot, event = self._judge(record)
+    def judge(self, record: Shot, motions: Mapping[str, Any] | None = None,
+              position: Mapping[str, Any] | None = None, seen: int | None = None) -> JudgedShot | None:
+        """Judge one shot, journal it, tell the listeners. None if the journal already had it: its place in
+        a recorded source (``position``: ``source``, ``live``, ``end_index``, the frame vision finished it
+        on) is consumed, or the same record is in. (``motions``, vision's fitted motions, are for a
+        replay's report; the journal keeps the shot itself.) ``seen``: the seq of a record already
+        written ahead (a restart judging it); otherwise it is written ahead here."""
+        shot, event = self._judge(record, position, seen)
         if event is not None:
             self._tell(event)
         return shot
 
-    def _judge(self, record: Shot) -> tuple[JudgedShot | None, dict | None]:
+    def consumed_in(self, source: str) -> int:
+        """The last frame of the recorded ``source`` whose shot is in the journal (-1: none)."""
+        with self._lock:
+            return self.consumed.get(source, -1)
+
+    def _duplicate(self, raw: Mapping[str, Any], position: Mapping[str, Any] | None, seen: int | None) -> bool:
+        if seen is None and position and not position.get("live") and \
+                int(position["end_index"]) <= self.consumed.get(str(position["source"]), -1):
+            return True
+        return self.journal.find_shot(self.game_no, record_hash(raw)) is not None
+
+    def _judge(self, record: Shot, position=None, seen=None) -> tuple[JudgedShot | None, dict | None]:
         with self._lock:
             raw = record.to_dict()
-            if self.journal.find_shot(self.game_no, record_hash(raw)) is not None:
+            if self._duplicate(raw, position, seen):
                 self.skipped += 1
                 return None, None
+            if seen is None:
+                seen = self.journal.append_seen(self.game_no, raw, position)
+            if position and not position.get("live"):
+                name = str(position["source"])
+                self.consumed[name] = max(self.consumed.get(name, -1), int(position["end_index"]))
             step = self.referee.step(self.state, record, self.game_no)
             if step.new_game is not None:  # the game had ended: this shot opens the next, from its start state
                 self.journal.append_action("next_game", self.game_no, {"by": "judge", "start": step.new_game.to_dict()})
                 self.game_no, self.records, self.rulings, self.shot_nos = step.game_no, [], [], []
                 self.state = step.new_game
             if step.ruling is None:
-                self.journal.append_action("note", self.game_no, {"error": step.error, "record": raw})
-                event = {"type": "unjudged", "game_no": self.game_no, "error": step.error,
-                         "text": f"shot not judged, referee please decide: {step.error}"}
+                seq = self.journal.append_refused(self.game_no, raw, step.error, position, seen)
+                self.reviews[seq] = Review(seq, self.game_no, raw, step.error, position)
+                event = {"type": "unjudged", "game_no": self.game_no, "error": step.error, "review": seq,
+                         "text": f"shot not judged, referee please decide (review {seq}): {step.error}"}
                 shot = JudgedShot(self.game_no, None, record, None, None, step.error)
+                self.restart_revision = self.revision + 1  # vision starts again from what it sees and the state
             else:
                 ruling_dict = step.ruling.to_dict(self.lang)
-                entry, added = self.journal.append_shot(self.game_no, raw, ruling_dict, step.state.to_dict())
+                entry, added = self.journal.append_shot(self.game_no, raw, ruling_dict, step.state.to_dict(),
+                                                        position, seen)
                 self.state = step.state
                 self.records.append(record)
                 self.rulings.append(step.ruling)
@@ -130,11 +161,15 @@ class Match:
             event["state"] = self.snapshot()
         return shot, event
 
-    def changed_since(self, revision: int | None) -> tuple[int, Hints] | None:
-        """``(revision, hints)`` when the game state changed after ``revision``, else None: what the judging
-        thread checks before the next frame (a referee action arrives on the web server's thread)."""
+    def changed_since(self, revision: int | None) -> tuple[int, Hints, bool] | None:
+        """``(revision, hints, restart)`` when the game state changed after ``revision``, else None: what the
+        judging thread checks before the next frame (a referee action arrives on the web server's thread).
+        ``restart``: vision and the state parted (a refused shot, a state the referee set or confirmed), so
+        vision starts again from what it sees now and the state (``judge.resync``)."""
         with self._lock:
-            return None if self.revision == revision else (self.revision, self.hints)
+            if self.revision == revision:
+                return None
+            return self.revision, self.hints, revision is not None and self.restart_revision > revision
 
     def note_gap(self, gap) -> None:
         self.journal.append_action("gap", self.game_no, gap.to_dict())
@@ -213,6 +248,48 @@ class Match:
         raw["meta"] = {**(raw.get("meta") or {}), "entered_by": by}
         return parse_record(raw, "referee entry", self.game)
 
+    def open_reviews(self) -> list[dict]:
+        """The refused shots the referee has not settled, oldest first."""
+        with self._lock:
+            return [{"review": r.seq, "game_no": r.game_no, "error": r.error, "record": dict(r.record),
+                     "position": dict(r.position) if r.position else None}
+                    for r in self.reviews.values() if r.settled is None]
+
+    def settle(self, review: int, by: str = "referee") -> dict:
+        """The referee confirms the state as it stands for a refused shot (the shot does not count, or the
+        pieces were put back as the state has them): the item is closed and vision re-syncs."""
+        with self._lock:
+            item = self.reviews.get(review)
+            if item is None or item.settled is not None:
+                raise RefereeError(f"no open review item {review}")
+            self.journal.append_action("settle", self.game_no, {"by": by, "review": review, "how": "confirm"})
+            self._reload()
+            self.restart_revision = self.revision
+            event = {"type": "referee", "action": "settle", "game_no": self.game_no, "review": review,
+                     "text": f"review {review}: the state stands", "state": self.snapshot()}
+        self._tell(event)
+        return event
+
+    def set_state(self, state: Mapping[str, Any], review: int | None = None, by: str = "referee") -> dict:
+        """The referee corrects the game state (where the pieces are, who is to move, the score): the game
+        goes on from it (journaled; undo does not reach behind it), settling ``review`` if given."""
+        with self._lock:
+            if review is not None and (review not in self.reviews or self.reviews[review].settled is not None):
+                raise RefereeError(f"no open review item {review}")
+            try:
+                parsed = self.engine.state_from_dict(dict(state))
+            except (RecordError, ValueError, TypeError, KeyError) as exc:
+                raise RefereeError(f"the state cannot be used: {exc}") from None
+            self.journal.append_action("set_state", self.game_no, {"by": by, "state": parsed.to_dict()})
+            if review is not None:
+                self.journal.append_action("settle", self.game_no, {"by": by, "review": review, "how": "state"})
+            self._reload()
+            self.restart_revision = self.revision
+            event = {"type": "referee", "action": "set_state", "game_no": self.game_no, "review": review,
+                     "text": "the referee set the game state", "state": self.snapshot()}
+        self._tell(event)
+        return event
+
     def next_game(self, by: str = "referee") -> dict:
         with self._lock:
             start = self.engine.next_game(self.state, None, self.game_no + 1)
@@ -236,7 +313,8 @@ class Match:
             return {"game": self.game, "game_no": self.game_no, "shots": len(self.records),
                     "last_shot_no": self.shot_nos[-1] if self.shot_nos else None,
                     "score": last["score"] if last else None, "to_move": state.get("to_move"),
-                    "positions": _on_surface(state), "last": self.last}
+                    "positions": _on_surface(state), "last": self.last,
+                    "reviews": [{"review": r.seq, "error": r.error} for r in self.reviews.values() if r.settled is None]}
 
     def _tell(self, event: dict) -> None:
         for listener in list(self.listeners):

@@ -147,6 +147,20 @@ class Override(BaseModel):
     note: str = Field(default="", max_length=200)
 
 
+class Settle(BaseModel):
+    """Body of POST /api/referee/settle: the review item (a refused shot) whose state stands as it is."""
+
+    review: int = Field(ge=1)
+
+
+class SetState(BaseModel):
+    """Body of POST /api/referee/set-state: the game state to go on from (the engine's JSON form), and the
+    review item it settles, if any."""
+
+    state: dict
+    review: int | None = Field(default=None, ge=1)
+
+
 class UnseenFlick(BaseModel):
     """Body of POST /api/referee/unseen-flick (optional): the marble flicked, default the next one of the
     player to move behind the start line."""
@@ -155,8 +169,8 @@ class UnseenFlick(BaseModel):
 
 
 def create_app(hub: OverlayHub, referee, token: str):  # noqa: C901 - one nested handler per endpoint
-    """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()`` and
-    ``unseen_flick(piece)``."""
+    """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()``,
+    ``unseen_flick(piece)``, ``open_reviews()``, ``settle(review)`` and ``set_state(state, review)``."""
     from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
     from fastapi.responses import FileResponse, Response, StreamingResponse
     from fastapi.staticfiles import StaticFiles
@@ -239,6 +253,18 @@ def create_app(hub: OverlayHub, referee, token: str):  # noqa: C901 - one nested
     @app.post("/api/referee/next-game", dependencies=[Depends(require_referee)])
     def next_game():
         return act(referee.next_game)
+
+    @app.get("/api/referee/reviews", dependencies=[Depends(require_referee)])
+    def reviews():
+        return {"reviews": referee.open_reviews()}
+
+    @app.post("/api/referee/settle", dependencies=[Depends(require_referee)])
+    def settle(body: Settle):
+        return act(referee.settle, body.review)
+
+    @app.post("/api/referee/set-state", dependencies=[Depends(require_referee)])
+    def set_state(body: SetState):
+        return act(referee.set_state, body.state, body.review)
 
     @app.post("/api/referee/unseen-flick", dependencies=[Depends(require_referee)])
     def unseen_flick(body: UnseenFlick | None = None):

@@ -47,9 +47,11 @@ class FrameRing:
         return len(self._frames)
 
 
-def clip_paths(root: str | Path, game_no: int, shot_no: int) -> tuple[Path, Path]:
+def clip_paths(root: str | Path, game_no: int, shot_no: int | None, t0_s: float = 0.0) -> tuple[Path, Path]:
+    """Where a shot's clip and its JSON go; a refused shot (``shot_no`` None) is named by its start time."""
     folder = Path(root) / f"game{game_no:02d}"
-    return folder / f"shot{shot_no:03d}.mp4", folder / f"shot{shot_no:03d}.json"
+    name = f"shot{shot_no:03d}" if shot_no is not None else f"refused-{max(t0_s, 0.0):010.3f}s"
+    return folder / f"{name}.mp4", folder / f"{name}.json"
 
 
 def write_clip(path: str | Path, frames: Sequence[Frame], fps: float) -> str:
@@ -139,17 +141,18 @@ class ShotRecorder:
     def add(self, frame: Frame) -> None:
         self.ring.append(frame)
 
-    def save(self, game_no: int, shot_no: int, record: Mapping[str, Any], ruling: Mapping[str, Any],
+    def save(self, game_no: int, shot_no: int | None, record: Mapping[str, Any], ruling: Mapping[str, Any],
              t0_s: float, now_s: float) -> Future:
+        """Save a shot's clip (``shot_no`` None: a refused shot, the evidence for the referee's review)."""
         frames = self.ring.between(t0_s - self.pre_s, now_s)
         note = None
         if not frames:  # the shot's start is not in the buffer (too long, or times off): keep what there is
             frames = self.ring.between(now_s - self.ring.seconds, now_s)
             note = f"shot start t0={t0_s:.3f} s is not in the buffer; the last {self.ring.seconds:g} s are saved"
-        return self._pool.submit(self._write, game_no, shot_no, dict(record), dict(ruling), frames, note)
+        return self._pool.submit(self._write, game_no, shot_no, dict(record), dict(ruling), frames, note, t0_s)
 
-    def _write(self, game_no, shot_no, record, ruling, frames: list[Frame], note=None) -> Path | None:
-        clip, meta = clip_paths(self.root, game_no, shot_no)
+    def _write(self, game_no, shot_no, record, ruling, frames: list[Frame], note=None, t0_s=0.0) -> Path | None:
+        clip, meta = clip_paths(self.root, game_no, shot_no, t0_s)
         info: dict[str, Any] = {"game_no": game_no, "shot_no": shot_no, "record": record, "ruling": ruling}
         if note:
             info["note"] = note

@@ -47,6 +47,11 @@ class ReplayShot:
     motions: Mapping[str, Any] = field(default_factory=dict)  # piece -> vision.events.Motion
     review: bool = False  # the referee should look (``judge.referee.Step.review``)
 
+    @property
+    def ruling_dict(self) -> Mapping[str, Any] | None:
+        """The ruling's JSON form (as ``judge.match.JudgedShot``'s)."""
+        return self.ruling
+
 
 class FrameLog:
     """Every tracked position per frame (board mm), for trails, overlays and positions between fits."""
@@ -162,12 +167,16 @@ class Replay:
         self.rules_s = 0.0
         self.hints = self.referee.hints(state)
         self.revision = 0  # bumped with every judged shot: the live loop then tells vision the new hints
+        self.restart_revision = 0  # a refused shot: vision re-syncs (as ``Match``)
 
     def changed_since(self, revision: int | None):
-        """``(revision, hints)`` when a shot was judged after ``revision``, else None (as ``Match``)."""
-        return None if revision == self.revision else (self.revision, self.hints)
+        """``(revision, hints, restart)`` when a shot was judged after ``revision``, else None (as ``Match``)."""
+        if revision == self.revision:
+            return None
+        return self.revision, self.hints, revision is not None and self.restart_revision > revision
 
-    def judge(self, shot: Shot, motions: Mapping[str, Any] | None = None) -> ReplayShot:
+    def judge(self, shot: Shot, motions: Mapping[str, Any] | None = None,
+              position: Mapping[str, Any] | None = None) -> ReplayShot:
         started = time.perf_counter()
         step = self.referee.step(self.state, shot, self.game_no)
         no = len(self.shots) + 1
@@ -175,6 +184,8 @@ class Replay:
             self.notes.append(f"game {self.game_no} is over; shot {no} starts game {step.game_no}")
         self.game_no, self.state, self.hints = step.game_no, step.state, step.hints
         self.revision += 1
+        if step.ruling is None:
+            self.restart_revision = self.revision
         ruling = step.ruling.to_dict(self.lang) if step.ruling is not None else None
         judged = ReplayShot(no, self.game_no, shot.to_dict(), ruling, step.error, dict(motions or {}), step.review)
         if step.ruling is None:

@@ -90,7 +90,8 @@ def test_referee_actions_are_appended_and_replayed(tmp_path):
         with pytest.raises(RefereeError, match="nothing to undo in game 2"):
             m.undo()
         kinds = [e["kind"] for e in j.entries()]
-        assert kinds == ["match", "shot", "shot", "shot", "undo", "shot", "override", "next_game"]
+        assert kinds == ["match", "seen", "shot", "seen", "shot", "seen", "shot", "undo", "seen", "shot", "override",
+                         "next_game"]  # each record written ahead of its ruling
         resume = j.resume()
         assert resume.game_no == 2 and resume.records == ()
         game1 = resume.games[1]
@@ -160,10 +161,19 @@ def test_killed_mid_match_restarts_with_no_shot_lost_or_judged_twice(tmp_path):
     proc.wait()
     before = _shots_in(journal)
     assert 4 <= before < n, "the worker should have been killed mid-match"
+    with Journal.open(journal) as j:
+        pending = len(j.resume().pending)  # killed between a record written ahead and its ruling: 0 or 1
+        consumed = max(j.resume().consumed.values())
     done = subprocess.run(cmd + ["0"], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
-    assert f"resuming {journal}: game 1, {before} shot(s) already judged" in done.stdout
-    assert f"{4 * n + 3} frames, {n - before} shot(s) judged, 0 refused (for the referee), {before} already in the journal" in done.stdout
+    resumed = (f"resuming {journal}: game 1, {before} shot(s) already judged"
+               + (f", {pending} seen before the stop judged now" if pending else "")
+               + f"; reading on after frame {consumed}")
+    assert resumed in done.stdout, done.stdout
+    # the frames before the last judged shot's end are read past, not judged again: no duplicate at all
+    frames_fed = 4 * n + 3 - (consumed + 1)
+    assert (f"{frames_fed} frames, {n - before - pending} shot(s) judged (0 flagged for review), 0 refused "
+            f"(0 review item(s) open for the referee), 0 duplicate(s) already in the journal") in done.stdout
     announced = [line.split(" player")[0] for line in done.stdout.splitlines() if line.startswith("game 1 shot ")]
     assert announced == [f"game 1 shot {k}" for k in range(before + 1, n + 1)]  # only the new ones are announced
     with Journal.open(journal) as j:

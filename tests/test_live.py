@@ -245,14 +245,17 @@ def test_live_command_judges_records_clips_and_resumes(live_setup, capsys):
     tmp_path, args, raws, _ = live_setup
     assert cli.main(args) == 0
     out = capsys.readouterr().out
-    assert "game 1 shot 3" in out and "3 shot(s) judged, 0 refused (for the referee), 0 already in the journal" in out
+    assert "game 1 shot 3" in out and ("30 frames, 3 shot(s) judged (0 flagged for review), 0 refused (0 review "
+                                       "item(s) open for the referee), 0 duplicate(s) already in the journal") in out
     info = json.loads((tmp_path / "clips" / "game01" / "shot002.json").read_text())
     assert info["record"] == raws[1]
     assert info["clip"]["first_frame"] == 0 and info["clip"]["last_frame"] == 12  # 1 s before t0 .. the call
     assert (tmp_path / "clips" / "game01" / "shot002.mp4").stat().st_size > 0
-    assert cli.main(args) == 0  # the same match again: resumed, nothing judged twice
+    assert cli.main(args) == 0  # the same match again: resumed after the last shot's frame, nothing judged twice
     out = capsys.readouterr().out
-    assert "resuming" in out and "0 shot(s) judged, 0 refused (for the referee), 3 already in the journal" in out
+    assert f"resuming {tmp_path / 'j.sqlite'}: game 1, 3 shot(s) already judged; reading on after frame 20" in out
+    assert ("9 frames, 0 shot(s) judged (0 flagged for review), 0 refused (0 review item(s) open for the referee), "
+            "0 duplicate(s) already in the journal") in out
     with Journal.open(tmp_path / "j.sqlite") as j:
         assert [e["payload"]["record"] for e in j.entries("shot")] == raws
 
@@ -321,7 +324,8 @@ def test_live_command_camera_that_dies_and_comes_back_keeps_the_match(live_setup
     gap_line = next(line for line in out.splitlines() if line.startswith("frames lost: "))
     assert "missing between #10 and #11" in gap_line and gap_line.endswith(", reconnect)")
     assert "game 1 shot 3" in out
-    assert "28 frames, 3 shot(s) judged, 0 refused (for the referee), 0 already in the journal, 23 frame(s) lost in 1 gap(s)" in out
+    assert ("28 frames, 3 shot(s) judged (0 flagged for review), 0 refused (0 review item(s) open for the referee), "
+            "0 duplicate(s) already in the journal, 23 frame(s) lost in 1 gap(s)") in out
     err = captured.err.strip().splitlines()
     assert err == [f"shotjudge live: error: usb:0: stopped delivering frames and could not be reopened after 2 "
                    f"attempts (last error: usb:0: cannot open the webcam /dev/video0 (not connected, no permission, "

@@ -66,17 +66,34 @@ RECORDINGS = {"novuss-penalty": ("novuss", _novuss_penalty), "novuss-close-call"
               "cvrnkana-nudge": ("cvrnkana", _cvrnkana_nudge), "cvrnkana-opening": ("cvrnkana", _cvrnkana_opening)}
 
 
-@pytest.fixture(scope="module", params=sorted(RECORDINGS))
-def recording(request, tmp_path_factory):
+_FILMED: dict = {}  # name -> the filmed recording, and its uninterrupted live run: made once per session
+_LIVED: dict = {}
+
+
+def filmed(name, tmp_path_factory):
     from calibration import default_profile
     from judge.demo import DemoGame, film
 
-    game, play = RECORDINGS[request.param]
-    profile = default_profile(game)
-    session = play(profile)
-    demo = DemoGame(game, profile, session, session.states_before[0].to_dict(), 1)
-    film(demo, tmp_path_factory.mktemp(request.param), FPS, SIZE)
-    return request.param, demo
+    if name not in _FILMED:
+        game, play = RECORDINGS[name]
+        profile = default_profile(game)
+        session = play(profile)
+        demo = DemoGame(game, profile, session, session.states_before[0].to_dict(), 1)
+        film(demo, tmp_path_factory.mktemp(name), FPS, SIZE)
+        _FILMED[name] = demo
+    return _FILMED[name]
+
+
+def lived(name, tmp_path_factory):
+    """The rulings of one uninterrupted ``shotjudge live`` on the recording, and its console output."""
+    if name not in _LIVED:
+        _LIVED[name] = _live(filmed(name, tmp_path_factory), tmp_path_factory.mktemp(f"{name}-live"))
+    return _LIVED[name]
+
+
+@pytest.fixture(scope="module", params=sorted(RECORDINGS))
+def recording(request, tmp_path_factory):
+    return request.param, filmed(request.param, tmp_path_factory)
 
 
 def _replay(demo):
@@ -88,21 +105,32 @@ def _replay(demo):
     return [s.ruling for s in result.shots]  # None: a shot the engine refused
 
 
-def _live(demo, tmp_path):
+def live_command(demo, journal) -> list[str]:
     """``shotjudge live`` in its own process (this checkout's code), on the video file, journal and all."""
     f = demo.files
-    journal = tmp_path / "live.sqlite"
-    cmd = [sys.executable, "-m", "judge.cli", "live", "--game", demo.game, "--source", str(f["video"]),
-           "--calibration", str(f["calibration"]), "--background", str(f["background"]), "--state", str(f["state"]),
-           "--journal", str(journal), "--no-overlay", "--no-clips"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "300"}
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return ["-m", "judge.cli", "live", "--game", demo.game, "--source", str(f["video"]),
+            "--calibration", str(f["calibration"]), "--background", str(f["background"]), "--state", str(f["state"]),
+            "--journal", str(journal), "--no-overlay", "--no-clips"]
+
+
+LIVE_ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "300"}
+
+
+def journal_rulings(journal) -> list:
+    """The journal's shots in order: each judged one's ruling, a refused one (a review item) as None."""
     from judge.journal import Journal
 
-    with Journal.open(journal) as j:  # judged shots, and the refused ones (a note with the error) as None
+    with Journal.open(journal) as j:
         return [e["payload"]["ruling"] if e["kind"] == "shot" else None for e in j.entries()
-                if e["kind"] == "shot" or e["kind"] == "note" and "error" in e["payload"]], done.stdout
+                if e["kind"] in ("shot", "refused")]
+
+
+def _live(demo, tmp_path):
+    journal = tmp_path / "live.sqlite"
+    done = subprocess.run([sys.executable, *live_command(demo, journal)], capture_output=True, text=True,
+                          timeout=600, env=LIVE_ENV, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return journal_rulings(journal), done.stdout
 
 
 def _bench(demo):
@@ -139,13 +167,13 @@ def _bench(demo):
     return out
 
 
-def test_live_replay_and_the_bench_judge_alike_shot_by_shot(recording, tmp_path):
+def test_live_replay_and_the_bench_judge_alike_shot_by_shot(recording, tmp_path_factory):
     name, demo = recording
     replayed = _replay(demo)
-    lived, out = _live(demo, tmp_path)
+    live_rulings, out = lived(name, tmp_path_factory)
     benched = _bench(demo)
     assert len(replayed) == SEEN[name], f"{name}: vision saw {len(replayed)} shots"
-    assert lived == replayed, f"{name}: live and replay differ\n{out}"
+    assert live_rulings == replayed, f"{name}: live and replay differ\n{out}"
     assert benched == replayed, f"{name}: the bench's judge and replay differ"
     codes = [[c["code"] for c in r["calls"]] for r in replayed]
     if name == "novuss-close-call":  # the close bat-in-zone call goes to the referee, in all three
@@ -203,3 +231,58 @@ def test_the_shot_is_one_currency_from_json_to_text_and_back():
         Event(1.0, Kind.CUSHION, piece="A1", side="X")
     with pytest.raises(RecordError, match=r"^shot: before\.C9: unknown piece 'C9' for novuss"):
         Shot("novuss", 1.0, 2.0, {"C9": (0.0, 0.0)}, {})
+
+
+# ---- killed and restarted: exactly once ---------------------------------------------------------------
+def _count(journal, kind: str) -> int:
+    import sqlite3
+
+    if not journal.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM entries WHERE kind=?", (kind,)).fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def _kill_when(cmd, journal, cwd, shots: int) -> None:
+    """Run ``cmd`` and SIGKILL it as soon as the journal holds ``shots`` judged shots."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=LIVE_ENV, cwd=cwd)
+    deadline = time.monotonic() + 300
+    while _count(journal, "shot") < shots and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, f"live ended before it was killed: {proc.stderr.read().decode()[-2000:]}"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def test_live_killed_three_times_judges_every_shot_once(tmp_path_factory):
+    """A real ``shotjudge live`` on the mid-set Novuss video is SIGKILLed after shot 1, between the record
+    and the ruling of shot 3, and after shot 5, and restarted each time: the journal's rulings equal an
+    uninterrupted run's, shot by shot, none twice, none lost."""
+    demo = filmed("novuss-penalty", tmp_path_factory)
+    want, _ = lived("novuss-penalty", tmp_path_factory)
+    tmp = tmp_path_factory.mktemp("killed")
+    journal = tmp / "live.sqlite"
+    cmd = [sys.executable, *live_command(demo, journal)]
+    _kill_when(cmd, journal, tmp, shots=1)
+    crash = subprocess.run([sys.executable, str(ROOT / "tests" / "live_crash.py"), *cmd[3:]], capture_output=True,
+                           text=True, timeout=600, env={**LIVE_ENV, "SHOTJUDGE_KILL_AFTER_SEEN": "3"}, cwd=tmp)
+    assert crash.returncode == -9, crash.stdout[-2000:] + crash.stderr[-2000:]
+    assert (_count(journal, "seen"), _count(journal, "shot")) == (3, 2)  # shot 3's record, and no ruling for it
+    _kill_when(cmd, journal, tmp, shots=5)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=LIVE_ENV, cwd=tmp)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "resuming" in done.stdout and "0 duplicate(s) already in the journal" in done.stdout, done.stdout
+    assert journal_rulings(journal) == want
+    from judge.journal import Journal
+
+    with Journal.open(journal) as j:
+        shots = j.entries("shot")
+        assert [s["shot_no"] for s in shots] == list(range(1, len(want) + 1))
+        assert j.resume().pending == ()
+        assert sorted(s["payload"]["seen"] for s in shots) == [e["seq"] for e in j.entries("seen")]

@@ -37,7 +37,7 @@ def test_referee_actions_need_the_bearer_token(served):
         res = client.post("/api/referee/undo", headers=headers)
         assert res.status_code == 401 and res.headers["www-authenticate"] == "Bearer"
         assert res.json() == {"detail": "referee token required"}
-    assert [e["kind"] for e in journal.entries()] == ["match", "shot", "shot", "shot"]
+    assert [e["kind"] for e in journal.entries()] == ["match"] + ["seen", "shot"] * 3
     ok = client.post("/api/referee/undo", headers={"Authorization": f"Bearer {TOKEN}"})
     assert ok.status_code == 200 and ok.json()["shot_no"] == 3
     ov = client.post("/api/referee/override", headers={"Authorization": f"Bearer {TOKEN}"},
@@ -48,7 +48,7 @@ def test_referee_actions_need_the_bearer_token(served):
     assert bad.status_code == 409 and bad.json()["detail"] == "game 1 has no shot 9 to override"
     nxt = client.post("/api/referee/next-game", headers={"Authorization": f"Bearer {TOKEN}"})
     assert nxt.status_code == 200 and nxt.json()["game_no"] == 2
-    kinds = [(e["kind"], e["shot_no"]) for e in journal.entries()][4:]
+    kinds = [(e["kind"], e["shot_no"]) for e in journal.entries()][7:]
     assert kinds == [("undo", 3), ("override", 1), ("next_game", None)]
 
 

@@ -64,7 +64,7 @@ def test_page_shows_pushed_call_and_refuses_referee_without_token(server, page, 
     assert response.value.status == 401
     page.wait_for_selector("#referee-result.error", timeout=5000)
     assert page.inner_text("#referee-result").startswith("Refused (401): referee token required")
-    assert [e["kind"] for e in journal.entries()] == ["match", "shot", "shot"]
+    assert [e["kind"] for e in journal.entries()] == ["match", "seen", "shot", "seen", "shot"]
 
     page.fill("#token", "tok-123")
     with page.expect_response("**/api/referee/undo") as response:

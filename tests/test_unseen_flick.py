@@ -74,7 +74,7 @@ def test_referee_entries_are_judged_journaled_resumed_and_undone(tmp_path):
         assert (fourth["piece"], fourth["shot_no"]) == ("A2", 4)
         assert [touched(e) for e in again.entries("shot")][2:] == [[("touch", "A2", 0.002), ("off", "A2", 0.002)],
                                                                   [("touch", "A2", 0.003), ("off", "A2", 0.003)]]
-        assert [e["kind"] for e in again.entries()] == ["match", "shot", "shot", "shot", "undo", "shot"]
+        assert [e["kind"] for e in again.entries()] == ["match", "seen", "shot", "seen", "shot", "seen", "shot", "undo", "seen", "shot"]
         assert [r.events[0].piece for r in resumed.records] == ["A1", "B1", "A2"]
 
 
@@ -152,7 +152,7 @@ def test_overlay_endpoint_refuses_on_a_novuss_match(tmp_path):
         res = client.post("/api/referee/unseen-flick", headers={"Authorization": f"Bearer {TOKEN}"})
     assert res.status_code == 409
     assert res.json() == {"detail": "a flick out of view is a Cvrnkaná entry; this is a novuss match"}
-    assert [e["kind"] for e in journal.entries()] == ["match", "shot"]
+    assert [e["kind"] for e in journal.entries()] == ["match", "seen", "shot"]
     journal.close()
 
 

@@ -62,7 +62,27 @@ function showState(s) {
     body.appendChild(tr);
   }
   $("to-move").textContent = s.to_move ? `to play: ${s.to_move}` : "";
+  showReviews(s.reviews || []);
   drawBoard();
+}
+
+// Shots the engine refused (vision and the game state disagreed): each waits for the referee, who lets
+// the state stand or sets the state the game goes on from.
+function showReviews(items) {
+  const list = $("review-list");
+  list.textContent = "";
+  $("reviews").hidden = items.length === 0;
+  for (const item of items) {
+    const li = document.createElement("li");
+    const text = document.createElement("span");
+    text.textContent = `Shot not judged (review ${item.review}): ${item.error} `;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "State stands";
+    button.onclick = () => referee("settle", { review: item.review });
+    li.append(text, button);
+    list.appendChild(li);
+  }
 }
 
 function showCall(event) {
@@ -149,6 +169,16 @@ $("next-game").onclick = () => referee("next-game");
 $("unseen-flick").onclick = () => {
   const piece = $("uf-piece").value.trim().toUpperCase();
   referee("unseen-flick", piece ? { piece } : {});
+};
+$("set-state").onclick = () => {
+  let parsed;
+  try { parsed = JSON.parse($("state-json").value); } catch (err) {
+    $("referee-result").className = "error";
+    $("referee-result").textContent = `The state is not JSON: ${err.message}`;
+    return;
+  }
+  const open = (state && state.reviews) || [];
+  referee("set-state", open.length ? { state: parsed, review: open[0].review } : { state: parsed });
 };
 $("override").onclick = () => referee("override", { shot_no: Number($("ov-shot").value), code: $("ov-code").value.trim() });
 connect();
