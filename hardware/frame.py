@@ -40,8 +40,9 @@ class Frame:
     """One image with its place in time.
 
     ``index`` counts the frames the source delivered (0, 1, 2, ...); ``t_s`` is the capture time in
-    seconds: the sensor timestamp for a Pi camera (monotonic clock), the host's monotonic clock at
-    grab time for a webcam or a stream, ``index / fps`` for a file or an image folder.
+    seconds: the sensor timestamp for a Pi camera (monotonic clock), the V4L2 buffer timestamp for a
+    webcam whose driver gives a plausible one (monotonic clock; else the host's monotonic clock at grab
+    time, as for a stream: ``metadata["clock"]`` says which), ``index / fps`` for a file or an image folder.
     """
 
     image: np.ndarray

@@ -3,6 +3,17 @@
 A webcam is asked for a resolution, a frame rate and MJPG (USB 2 cannot carry raw 720p at 60 fps),
 then asked back what it actually gives: drivers silently fall back to what they support, and a
 judge that believes 60 fps on a 30 fps camera gets every timing wrong.
+
+A webcam's frames carry the driver's own capture time where it gives a usable one: OpenCV's V4L2
+backend reads ``v4l2_buffer.timestamp`` of the buffer each ``grab()`` dequeues and returns it, in
+milliseconds, from ``get(CAP_PROP_POS_MSEC)`` (0 before the first capture, and when the driver sets
+none). UVC drivers stamp on ``CLOCK_MONOTONIC``, the clock of ``time.monotonic()``, when the frame's
+first data arrives, so the stamps do not carry the delay and the jitter between the USB transfer and Python's
+``grab()``. A stamp is used only while it is plausible (positive, later than the previous one, not
+ahead of the host's monotonic clock and not more than ``BUFFER_CLOCK_MAX_AGE_S`` behind it); a driver
+that gives none, or stamps on another clock (the wall clock, a copied or bogus value), is stamped
+with the host's monotonic clock at grab time instead, and ``info["clock"]`` says which is used.
+A network stream has no capture times OpenCV could give: its frames are stamped on arrival.
 """
 from __future__ import annotations
 
@@ -13,7 +24,15 @@ from typing import Any
 from .frame import SourceError, SourceLost
 from .source import Captured, FrameSource
 
-__all__ = ["UsbCameraSource", "StreamSource", "fourcc_text"]
+__all__ = ["UsbCameraSource", "StreamSource", "BufferClock", "fourcc_text", "BUFFER_CLOCK_MAX_AGE_S"]
+
+#: a buffer timestamp further behind the host's monotonic clock than this is taken to be on another
+#: clock (a frame queued in the driver is at most a few buffers, well under a second, old; the margin
+#: covers a judge that stalled with the queue full)
+BUFFER_CLOCK_MAX_AGE_S = 5.0
+#: how far a buffer timestamp may be ahead of the host's clock read after ``grab()`` (rounding only:
+#: on the same clock a frame cannot have been captured after it was dequeued)
+BUFFER_CLOCK_MAX_AHEAD_S = 0.001
 
 
 def fourcc_text(value: float) -> str:
@@ -43,6 +62,7 @@ class UsbCameraSource(FrameSource):
         self._cap = None
         self._fps = float(fps)
         self._size = (int(size[0]), int(size[1]))
+        self._clock: BufferClock | None = None
 
     def _open(self) -> None:
         import cv2
@@ -69,6 +89,9 @@ class UsbCameraSource(FrameSource):
             cap.release()
             raise SourceError(f"{self.name}: the webcam opened but delivers no frames")
         self._cap = cap
+        # the first frame's buffer timestamp decides the clock the frames are stamped with
+        self._clock = BufferClock()
+        self._clock.stamp(cap.get(cv2.CAP_PROP_POS_MSEC), monotonic())
         actual = {
             "width": int(first.shape[1]), "height": int(first.shape[0]),
             "fps": float(cap.get(cv2.CAP_PROP_FPS)), "fourcc": fourcc_text(cap.get(cv2.CAP_PROP_FOURCC)),
@@ -85,9 +108,27 @@ class UsbCameraSource(FrameSource):
             self.warnings.append(f"{self.name} gives {_mode_text(actual)}, not the requested {_mode_text(req)}")
         if actual["fourcc"] and actual["fourcc"] != req["fourcc"]:
             self.warnings.append(f"{self.name} sends {actual['fourcc']} instead of {req['fourcc']}")
+        self._note_clock()
 
     def _capture(self) -> Captured | None:
-        return _grab(self._cap, self.name, "the webcam stopped delivering frames")
+        import cv2
+
+        image, host_s = _grab(self._cap, self.name, "the webcam stopped delivering frames")
+        clock = self._clock
+        was = clock.name
+        t_s = clock.stamp(self._cap.get(cv2.CAP_PROP_POS_MSEC), host_s)
+        if clock.name != was:  # the driver's stamps went wrong mid-stream: the host's clock from here on
+            self._note_clock()
+        return Captured(image, t_s, {"clock": clock.name})
+
+    def _note_clock(self) -> None:
+        clock = self._clock
+        self.info["clock"] = clock.name
+        if clock.fallback:
+            self.info["clock_fallback"] = clock.fallback
+            warning = f"{self.name} frames are stamped on arrival by the host's clock, not by the driver: {clock.fallback}"
+            if warning not in self.warnings:
+                self.warnings.append(warning)
 
     def _close(self) -> None:
         if self._cap is not None:
@@ -128,10 +169,11 @@ class StreamSource(FrameSource):
         if not self._fps_given:
             self._fps = reported if 0 < reported < 1000 else 25.0
         self.info = {"reported_fps": round(reported, 3), "fps_from": "option" if self._fps_given else (
-            "stream" if 0 < reported < 1000 else "default")}
+            "stream" if 0 < reported < 1000 else "default"), "clock": "host_monotonic"}
 
     def _capture(self) -> Captured | None:
-        return _grab(self._cap, self.name, "the stream stopped delivering frames")
+        image, t_s = _grab(self._cap, self.name, "the stream stopped delivering frames")
+        return Captured(image, t_s, {"clock": "host_monotonic"})
 
     def _close(self) -> None:
         if self._cap is not None:
@@ -139,8 +181,53 @@ class StreamSource(FrameSource):
             self._cap = None
 
 
-def _grab(cap, name: str, message: str) -> Captured:
-    """Grab, stamp with the monotonic clock at once, then decode."""
+class BufferClock:
+    """Which clock a webcam's frames are stamped with: the driver's buffer timestamps (``v4l2_buffer``)
+    while they are plausible, else the host's monotonic clock at grab time (``host_monotonic``).
+
+    The first frame decides. A driver that gives no timestamps (0) or stamps far from the host's
+    monotonic clock (the wall clock, another epoch) is host-stamped from the start; one whose stamps
+    stop increasing or leave the host's clock later is host-stamped from that frame on, for good
+    (going back to the driver's stamps would step time back by the transfer delay). ``fallback``
+    says why the buffer timestamps are not used.
+    """
+
+    def __init__(self, max_age_s: float = BUFFER_CLOCK_MAX_AGE_S, max_ahead_s: float = BUFFER_CLOCK_MAX_AHEAD_S):
+        self.max_age_s = max_age_s
+        self.max_ahead_s = max_ahead_s
+        self.name = "v4l2_buffer"
+        self.fallback = ""
+        self.stamped = 0  # frames stamped with their buffer timestamp
+        self._last: float | None = None
+
+    def stamp(self, buffer_ms: float, host_s: float) -> float:
+        """The capture time of the frame just grabbed: its buffer timestamp (``buffer_ms``, as
+        ``CAP_PROP_POS_MSEC`` gives it) or ``host_s``, the host's monotonic clock right after ``grab()``."""
+        if self.name == "host_monotonic":
+            return host_s
+        t_s = float(buffer_ms) / 1000.0
+        problem = self._implausible(t_s, host_s)
+        if problem is None:
+            self._last = t_s
+            self.stamped += 1
+            return t_s
+        self.name = "host_monotonic"
+        self.fallback = problem if not self.stamped else f"{problem}, after {self.stamped} frame(s) stamped by the driver"
+        return host_s
+
+    def _implausible(self, t_s: float, host_s: float) -> str | None:
+        if not t_s > 0.0:  # 0 (none given), negative, or NaN
+            return "the driver gives no buffer timestamps"
+        if t_s > host_s + self.max_ahead_s or t_s < host_s - self.max_age_s:
+            return (f"the buffer timestamps are not on the monotonic clock ({t_s:.3f} s against "
+                    f"{host_s:.3f} s)")
+        if self._last is not None and t_s <= self._last:
+            return f"the buffer timestamps stopped increasing ({t_s:.6f} s after {self._last:.6f} s)"
+        return None
+
+
+def _grab(cap, name: str, message: str) -> tuple[Any, float]:
+    """Grab, read the host's monotonic clock at once, then decode. The image and that time."""
     if cap is None:
         raise SourceLost(f"{name}: {message}")
     try:
@@ -151,7 +238,7 @@ def _grab(cap, name: str, message: str) -> Captured:
         raise SourceLost(f"{name}: {message} ({type(exc).__name__}: {exc})") from None
     if image is None:
         raise SourceLost(f"{name}: {message}")
-    return Captured(image, t_s, {"clock": "host_monotonic"})
+    return image, t_s
 
 
 def _mode_text(mode: dict[str, Any]) -> str:

@@ -5,13 +5,28 @@ Behaves like OpenCV's V4L2 backend at its surface: ``VideoCapture(index, cv2.CAP
 negotiates the nearest mode it supports; ``get(CAP_PROP_*)`` reads back what it really gives
 (``CAP_PROP_FOURCC`` as the packed float); ``grab()`` returns False once the device is gone, and
 ``read()`` then gives ``(False, None)``.
+
+Frames come as from a V4L2 driver: captured every 1/fps from the open on, queued in ``buffers``
+driver buffers (a frame captured while all are full is dropped, as the driver drops it), and handed
+out oldest first by ``grab()``, which waits for the next capture when none is queued. The host
+receives a frame ``latency_s`` after its capture at the earliest (the USB transfer and the wakeup:
+the jitter host stamping suffers). ``get(CAP_PROP_POS_MSEC)`` after a grab gives the dequeued
+buffer's timestamp as the backend does (milliseconds; 0 before the first capture): the capture time
+on the monotonic clock, or none (0), or on the wall clock, or shifted, or stuck, as the device's
+``timestamps`` settings say. (The real backend's value is a timeval, to the microsecond; the fake's is
+not rounded, so that frame times are the same as the clock's arithmetic, to the last bit.)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import cycle
 
 import cv2
 import numpy as np
+
+
+#: the wall clock's reading when the fake monotonic clock reads 0 (a realtime-stamping driver's epoch)
+REALTIME_EPOCH_S = 1.7e9
 
 
 class Clock:
@@ -37,8 +52,14 @@ class Device:
     frames_until_death: int | None = None   # frames delivered before the device vanishes
     refuse_opens: int = 0                   # opens that fail after it vanished (it is being replugged)
     gone_after: int | None = None           # frames delivered in all before it vanishes for good
+    timestamps: str = "monotonic"           # buffer timestamps: "monotonic", "none" (0), "realtime" (wall clock)
+    stamp_offset_s: float = 0.0             # added to every buffer timestamp (a clock with another origin)
+    stamps_stall_after: int | None = None   # frames of an open with their own timestamp; later ones repeat it
+    latency_s: tuple = (0.0,)               # capture to host delivery, per frame (cycled)
+    buffers: int = 4                        # driver buffers; frames captured while all are full are lost
     opens: int = 0
     frames: int = 0
+    lost: int = 0                           # frames the driver dropped, all buffers being full
 
 
 class FakeVideoCapture:
@@ -66,6 +87,12 @@ class FakeVideoCapture:
                       cv2.CAP_PROP_AUTO_EXPOSURE: 3.0, cv2.CAP_PROP_EXPOSURE: 166.0}
         self.wanted = dict(self.props)
         self.mode = dev.modes[0]
+        self.stamp_ms = 0.0  # the dequeued buffer's timestamp (0: nothing captured yet)
+        self.captured = 0  # frames captured since the open
+        self.dequeued = 0  # ... and handed to the host
+        self.queued: list[float] = []  # capture times of the frames waiting in the driver's buffers
+        self.last_capture = self.clock.now if self.clock is not None else 0.0  # (the open, before any capture)
+        self.latency = cycle(dev.latency_s)
 
     def isOpened(self):
         return self.opened
@@ -86,7 +113,11 @@ class FakeVideoCapture:
         return True
 
     def get(self, prop):
-        return self.props.get(prop, 0.0) if self.opened else 0.0
+        if not self.opened:
+            return 0.0
+        if prop == cv2.CAP_PROP_POS_MSEC:
+            return self.stamp_ms
+        return self.props.get(prop, 0.0)
 
     def grab(self):
         dev = self.device
@@ -100,9 +131,41 @@ class FakeVideoCapture:
             dev.frames_until_death = None
             return False
         if self.clock is not None:
-            self.clock.sleep(1.0 / self.mode[2])
+            self._dequeue()
         dev.frames += 1
         return True
+
+    def _capture(self) -> float:
+        """The driver captures the next frame (times summed frame by frame, as the clock would run)."""
+        self.captured += 1
+        self.last_capture += 1.0 / self.mode[2]
+        return self.last_capture
+
+    def _dequeue(self) -> None:
+        """The oldest queued frame, waiting for the next capture when none is; the clock moves to when
+        the host has it, the buffer's timestamp is kept for ``get(CAP_PROP_POS_MSEC)``."""
+        clock, dev = self.clock, self.device
+        while self.last_capture + 1.0 / self.mode[2] <= clock.now:  # what the driver captured meanwhile
+            t = self._capture()
+            if len(self.queued) < dev.buffers:
+                self.queued.append(t)
+            else:
+                dev.lost += 1
+        if not self.queued:
+            self.queued.append(self._capture())
+        t = self.queued.pop(0)
+        clock.now = max(clock.now, t + next(self.latency))
+        self.dequeued += 1
+        self.stamp_ms = self._stamp_ms(t)
+
+    def _stamp_ms(self, t: float) -> float:
+        dev = self.device
+        if dev.timestamps == "none":
+            return 0.0
+        if dev.stamps_stall_after is not None and self.dequeued > dev.stamps_stall_after:
+            return self.stamp_ms
+        t += dev.stamp_offset_s + (REALTIME_EPOCH_S if dev.timestamps == "realtime" else 0.0)
+        return t * 1000.0  # (a real driver's timeval would round this to the microsecond)
 
     def retrieve(self):
         w, h = self.mode[0], self.mode[1]

@@ -21,11 +21,114 @@ def test_webcam_is_asked_for_mjpg_720p60_over_v4l2_and_read_back(monkeypatch):
         assert fcv._text(cap.wanted[cv2.CAP_PROP_FOURCC]) == "MJPG"
         frames = [src.read() for _ in range(3)]
     assert src.size == (1280, 720) and src.fps == 60.0
-    assert src.info == {"requested": "1280x720 at 60 fps MJPG", "actual": "1280x720 at 60 fps MJPG", "exposure": "auto"}
+    assert src.info == {"requested": "1280x720 at 60 fps MJPG", "actual": "1280x720 at 60 fps MJPG", "exposure": "auto",
+                        "clock": "v4l2_buffer"}
     assert src.warnings == []
     assert [f.index for f in frames] == [0, 1, 2]
     assert [round(b.t_s - a.t_s, 6) for a, b in zip(frames, frames[1:])] == [round(1 / 60, 6)] * 2
     assert not cap.isOpened()  # released on close
+
+
+# The fake driver captures frame n of an open at 1000 + n/60 s (the open itself reads frame 1) and the host
+# gets it LATENCY after at the earliest, one value per frame in turn.
+LATENCY = (0.002, 0.009, 0.004)
+
+
+def capture_t(n, fps=60):
+    return 1000.0 + n / fps
+
+
+def test_webcam_frames_carry_the_drivers_buffer_timestamps_not_their_arrival(monkeypatch):
+    """The USB transfer and the wakeup jitter by 2-9 ms; the buffer timestamps are the capture times."""
+    clock = fcv.install(monkeypatch, {0: fcv.Device(latency_s=LATENCY)})
+    with UsbCameraSource(0, size=(1280, 720), fps=60) as src:
+        frames = [src.read() for _ in range(6)]
+        arrived = clock.now
+    assert [round(f.t_s, 6) for f in frames] == [round(capture_t(n), 6) for n in range(2, 8)]
+    assert all(abs(b.t_s - a.t_s - 1 / 60) <= 1e-9 for a, b in zip(frames, frames[1:]))
+    assert round(arrived - frames[-1].t_s, 6) == LATENCY[(7 - 1) % 3]  # the host had the last one this much later
+    assert [f.metadata["clock"] for f in frames] == ["v4l2_buffer"] * 6
+    assert src.info["clock"] == "v4l2_buffer" and "clock_fallback" not in src.info and src.warnings == []
+    assert "clock=v4l2_buffer" in src.describe()
+
+
+def test_webcam_whose_driver_gives_no_timestamps_is_stamped_on_arrival(monkeypatch):
+    fcv.install(monkeypatch, {0: fcv.Device(timestamps="none", latency_s=LATENCY)})
+    with UsbCameraSource(0, size=(1280, 720), fps=60) as src:
+        frames = [src.read() for _ in range(6)]
+    assert [round(f.t_s, 6) for f in frames] == [round(capture_t(n) + LATENCY[(n - 1) % 3], 6) for n in range(2, 8)]
+    assert [f.metadata["clock"] for f in frames] == ["host_monotonic"] * 6
+    assert src.info["clock"] == "host_monotonic"
+    assert src.info["clock_fallback"] == "the driver gives no buffer timestamps"
+    assert src.warnings == ["usb:0 frames are stamped on arrival by the host's clock, not by the driver: "
+                            "the driver gives no buffer timestamps"]
+
+
+@pytest.mark.parametrize("device, seen", [
+    # a driver stamping on the wall clock (uvcvideo clock=realtime, or a copied timestamp)
+    (fcv.Device(timestamps="realtime"), "1700001000.017 s against 1000.017 s"),
+    # a clock with another origin (CLOCK_BOOTTIME after a suspend), seconds behind
+    (fcv.Device(stamp_offset_s=-10.0), "990.017 s against 1000.017 s"),
+    # stamps ahead of the host's clock read after the grab: not a capture time on that clock
+    (fcv.Device(stamp_offset_s=0.5), "1000.517 s against 1000.017 s"),
+], ids=["realtime", "behind", "ahead"])
+def test_webcam_whose_buffer_timestamps_are_on_another_clock_is_stamped_on_arrival(monkeypatch, device, seen):
+    fcv.install(monkeypatch, {0: device})
+    with UsbCameraSource(0, size=(1280, 720), fps=60) as src:
+        frames = [src.read() for _ in range(3)]
+    assert [round(f.t_s, 6) for f in frames] == [round(capture_t(n), 6) for n in range(2, 5)]  # (no latency here)
+    assert [f.metadata["clock"] for f in frames] == ["host_monotonic"] * 3
+    why = f"the buffer timestamps are not on the monotonic clock ({seen})"
+    assert src.info["clock"] == "host_monotonic" and src.info["clock_fallback"] == why
+    assert src.warnings == [f"usb:0 frames are stamped on arrival by the host's clock, not by the driver: {why}"]
+
+
+def test_webcam_whose_timestamps_stop_moving_is_stamped_on_arrival_from_then_on(monkeypatch):
+    """Three frames (the open's and two more) with their own stamps, then the stamp repeats: the host's clock
+    from that frame on, for good; times still increase across the switch."""
+    fcv.install(monkeypatch, {0: fcv.Device(stamps_stall_after=3, latency_s=(0.005,))})
+    with UsbCameraSource(0, size=(1280, 720), fps=60) as src:
+        frames = [src.read() for _ in range(4)]
+    assert [f.metadata["clock"] for f in frames] == ["v4l2_buffer", "v4l2_buffer", "host_monotonic", "host_monotonic"]
+    assert [round(f.t_s, 6) for f in frames] == [round(capture_t(2), 6), round(capture_t(3), 6),
+                                                  round(capture_t(4) + 0.005, 6), round(capture_t(5) + 0.005, 6)]
+    why = ("the buffer timestamps stopped increasing (1000.050000 s after 1000.050000 s), "
+           "after 3 frame(s) stamped by the driver")
+    assert src.info["clock"] == "host_monotonic" and src.info["clock_fallback"] == why
+    assert src.warnings == [f"usb:0 frames are stamped on arrival by the host's clock, not by the driver: {why}"]
+
+
+@pytest.mark.parametrize("timestamps", ["monotonic", "none"])
+def test_a_judge_that_stalls_sees_the_drivers_drops_only_with_buffer_timestamps(monkeypatch, timestamps):
+    """The judge is busy 110 ms: the driver queues four frames in its buffers and drops the next two. With the
+    buffer timestamps the queued frames keep their capture times and the gap shows where the two were lost;
+    stamped on arrival the four carry one time, and the loss is put where there was none."""
+    dev = fcv.Device(timestamps=timestamps, buffers=4)
+    clock = fcv.install(monkeypatch, {0: dev})
+    with UsbCameraSource(0, size=(1280, 720), fps=60) as src:
+        det = GapDetector(src.fps)
+        frames = [src.read() for _ in range(2)]  # frames 2 and 3
+        clock.sleep(0.11)  # frames 4-9 captured meanwhile: 4-7 queued, 8 and 9 dropped
+        frames += [src.read() for _ in range(5)]  # 4, 5, 6, 7 at once, then 10 when it is captured
+        gaps = [g for g in map(det.check, frames) if g]
+    assert dev.lost == 2
+    if timestamps == "monotonic":
+        assert [round(f.t_s, 6) for f in frames] == [round(capture_t(n), 6) for n in (2, 3, 4, 5, 6, 7, 10)]
+        assert [(g.from_index, g.to_index, g.count, g.reason) for g in gaps] == [(5, 6, 2, "camera")]
+    else:
+        assert [round(f.t_s, 6) for f in frames] == [round(t, 6) for t in (capture_t(2), capture_t(3)) + (1000.16,) * 4
+                                                      + (capture_t(10),)]
+        assert [(g.from_index, g.to_index, g.count) for g in gaps] == [(1, 2, 6)]
+
+
+def test_stream_frames_are_stamped_on_arrival_whatever_the_backend_reports(monkeypatch):
+    """An MJPEG/HTTP or RTSP stream through FFmpeg has no capture times OpenCV could give: host stamping."""
+    fcv.install(monkeypatch, {"http://192.0.2.7/video.mjpg": fcv.Device(latency_s=LATENCY)})
+    with StreamSource("http://192.0.2.7/video.mjpg") as src:
+        frames = [src.read() for _ in range(3)]
+    assert fcv.FakeVideoCapture.instances[0].api == cv2.CAP_FFMPEG
+    assert [round(f.t_s, 6) for f in frames] == [round(capture_t(n, 30) + LATENCY[(n - 1) % 3], 6) for n in range(2, 5)]
+    assert [f.metadata["clock"] for f in frames] == ["host_monotonic"] * 3 and src.info["clock"] == "host_monotonic"
 
 
 def test_webcam_that_cannot_do_the_request_says_what_it_gives(monkeypatch):

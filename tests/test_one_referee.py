@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -105,29 +103,12 @@ def _replay(demo):
     return [s.ruling for s in result.shots]  # None: a shot the engine refused
 
 
-def live_command(demo, journal) -> list[str]:
-    """``shotjudge live`` in its own process (this checkout's code), on the video file, journal and all."""
-    f = demo.files
-    return ["-m", "judge.cli", "live", "--game", demo.game, "--source", str(f["video"]),
-            "--calibration", str(f["calibration"]), "--background", str(f["background"]), "--state", str(f["state"]),
-            "--journal", str(journal), "--no-overlay", "--no-clips"]
-
-
-LIVE_ENV = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "300"}
-
-
-def journal_rulings(journal) -> list:
-    """The journal's shots in order: each judged one's ruling, a refused one (a review item) as None."""
-    from judge.journal import Journal
-
-    with Journal.open(journal) as j:
-        return [e["payload"]["ruling"] if e["kind"] == "shot" else None for e in j.entries()
-                if e["kind"] in ("shot", "refused")]
-
-
 def _live(demo, tmp_path):
+    """``shotjudge live`` in its own process (this checkout's code), on the video file, journal and all."""
+    from bench.live_replay import LIVE_ENV, journal_rulings, live_command
+
     journal = tmp_path / "live.sqlite"
-    done = subprocess.run([sys.executable, *live_command(demo, journal)], capture_output=True, text=True,
+    done = subprocess.run(live_command(demo.files, demo.game, journal), capture_output=True, text=True,
                           timeout=600, env=LIVE_ENV, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return journal_rulings(journal), done.stdout
@@ -234,53 +215,25 @@ def test_the_shot_is_one_currency_from_json_to_text_and_back():
 
 
 # ---- killed and restarted: exactly once ---------------------------------------------------------------
-def _count(journal, kind: str) -> int:
-    import sqlite3
-
-    if not journal.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{journal}?mode=ro", uri=True, timeout=5) as conn:
-            return conn.execute("SELECT COUNT(*) FROM entries WHERE kind=?", (kind,)).fetchone()[0]
-    except sqlite3.OperationalError:  # not created yet
-        return 0
-
-
-def _kill_when(cmd, journal, cwd, shots: int) -> None:
-    """Run ``cmd`` and SIGKILL it as soon as the journal holds ``shots`` judged shots."""
-    import signal
-    import time
-
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=LIVE_ENV, cwd=cwd)
-    deadline = time.monotonic() + 300
-    while _count(journal, "shot") < shots and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert proc.poll() is None, f"live ended before it was killed: {proc.stderr.read().decode()[-2000:]}"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-
-
 def test_live_killed_three_times_judges_every_shot_once(tmp_path_factory):
     """A real ``shotjudge live`` on the mid-set Novuss video is SIGKILLed after shot 1, between the record
     and the ruling of shot 3, and after shot 5, and restarted each time: the journal's rulings equal an
     uninterrupted run's, shot by shot, none twice, none lost."""
+    from bench.live_replay import journal_count, journal_rulings, kill_between, kill_when, live_command, run_killed
+    from judge.journal import Journal
+
     demo = filmed("novuss-penalty", tmp_path_factory)
     want, _ = lived("novuss-penalty", tmp_path_factory)
     tmp = tmp_path_factory.mktemp("killed")
     journal = tmp / "live.sqlite"
-    cmd = [sys.executable, *live_command(demo, journal)]
-    _kill_when(cmd, journal, tmp, shots=1)
-    crash = subprocess.run([sys.executable, str(ROOT / "tests" / "live_crash.py"), *cmd[3:]], capture_output=True,
-                           text=True, timeout=600, env={**LIVE_ENV, "SHOTJUDGE_KILL_AFTER_SEEN": "3"}, cwd=tmp)
-    assert crash.returncode == -9, crash.stdout[-2000:] + crash.stderr[-2000:]
-    assert (_count(journal, "seen"), _count(journal, "shot")) == (3, 2)  # shot 3's record, and no ruling for it
-    _kill_when(cmd, journal, tmp, shots=5)
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=LIVE_ENV, cwd=tmp)
+    cmd = live_command(demo.files, demo.game, journal)
+    kill_when(cmd, journal, tmp, shots=1)
+    kill_between(cmd, journal, tmp, records=3)
+    assert (journal_count(journal, "seen"), journal_count(journal, "shot")) == (3, 2)  # shot 3's record, no ruling
+    done = run_killed(cmd, journal, tmp, ["5"])
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "resuming" in done.stdout and "0 duplicate(s) already in the journal" in done.stdout, done.stdout
     assert journal_rulings(journal) == want
-    from judge.journal import Journal
-
     with Journal.open(journal) as j:
         shots = j.entries("shot")
         assert [s["shot_no"] for s in shots] == list(range(1, len(want) + 1))
