@@ -11,10 +11,12 @@ later runs with the same settings skip the rendering), then judged three ways:
 * ``live, killed``: the same command SIGKILLed at each point of ``--kills`` and restarted until it ends:
   ``K`` kills it once the journal holds K judged shots, ``K:between`` once the record of shot K is
   written ahead and before its ruling (``bench/live_crash.py``: a point no outside timing hits).
-Columns: shots in the journal (refused shots count, as review items), refused, flagged for review,
-identical to replay shot by shot, the first shot that differs, shots judged twice and shots lost (against
-the uninterrupted run, by the frame each was finished on), and seconds. The rulings are compared whole
-(calls, score, next player, review flags).
+Columns: shots in the journal (refused shots count, as review items), refused, flagged for review (the
+ruling's flag), rulings identical to replay's shot by shot (whole: calls, evidence, score), the same calls
+(each call and its player, the next player, the score and the review flag; a restarted vision may time a
+contact microseconds apart, which changes only the evidence), the first shot whose calls differ, shots
+judged twice and shots lost (against the uninterrupted run, paired by start time within 0.5 s), and
+seconds.
 """
 from __future__ import annotations
 
@@ -52,12 +54,28 @@ def journal_rulings(journal: Path) -> list:
                 if e["kind"] in ("shot", "refused")]
 
 
-def journal_ends(journal: Path) -> list[int]:
-    """The frame each journaled shot (judged or refused) was finished on, in order."""
+def journal_starts(journal: Path) -> list[float]:
+    """When each journaled shot (judged or refused) started, in order (video seconds)."""
     from judge.journal import Journal
 
     with Journal.open(journal) as j:
-        return [int(e["payload"]["position"]["end_index"]) for e in j.entries() if e["kind"] in ("shot", "refused")]
+        return [float(e["payload"]["record"]["t0"]) for e in j.entries() if e["kind"] in ("shot", "refused")]
+
+
+def _calls(ruling) -> tuple | None:
+    """What a ruling decides: each call (code, player), the next player, the score and the review flag,
+    without the evidence's numbers (a restarted vision times a contact a few microseconds apart)."""
+    if ruling is None:
+        return None
+    return (sorted((c["code"], c.get("player")) for c in ruling["calls"]), ruling.get("next_player"),
+            ruling.get("score"), bool(ruling.get("review")))
+
+
+def _paired(starts: list[float], want: list[float], within_s: float = 0.5) -> tuple[int, int]:
+    """(shots judged twice, shots lost) against the uninterrupted run's shots, paired by start time."""
+    twice = sum(1 for i, t in enumerate(starts) for u in starts[:i] if abs(t - u) < within_s)
+    lost = sum(1 for t in want if not any(abs(t - u) < within_s for u in starts))
+    return twice, lost
 
 
 def journal_count(journal: Path, kind: str) -> int:
@@ -121,18 +139,19 @@ def _recording(game: str, seed: int, fps: float, size: tuple[int, int], work: Pa
     return demo, folder
 
 
-def _row(name, rulings, replayed, seconds, ends=None, want_ends=None) -> str:
+def _row(name, rulings, replayed, seconds, starts=None, want_starts=None) -> str:
     flagged = sum(1 for r in rulings if r is not None and r.get("review"))
     same = sum(1 for a, b in zip(rulings, replayed) if a == b)
-    first = next((i + 1 for i, (a, b) in enumerate(zip(rulings, replayed)) if a != b), None)
+    calls = sum(1 for a, b in zip(rulings, replayed) if _calls(a) == _calls(b))
+    first = next((i + 1 for i, (a, b) in enumerate(zip(rulings, replayed)) if _calls(a) != _calls(b)), None)
     if first is None and len(rulings) != len(replayed):
         first = min(len(rulings), len(replayed)) + 1
     twice = lost = "-"
-    if ends is not None and want_ends is not None:
-        twice = str(len(ends) - len(set(ends)))
-        lost = str(len(set(want_ends) - set(ends)))
+    if starts is not None and want_starts is not None:
+        twice, lost = (str(v) for v in _paired(starts, want_starts))
     return (f"| {name:<13} | {len(rulings):>5} | {sum(r is None for r in rulings):>7} | {flagged:>7} | "
-            f"{same:>4}/{len(replayed):<4} | {first or '-':>10} | {twice:>5} | {lost:>4} | {seconds:>7.0f} |")
+            f"{same:>4}/{len(replayed):<4} | {calls:>4}/{len(replayed):<4} | {first or '-':>10} | {twice:>5} | "
+            f"{lost:>4} | {seconds:>7.0f} |")
 
 
 def main(argv=None) -> int:
@@ -162,7 +181,7 @@ def main(argv=None) -> int:
     runs = {"live": []}
     if args.kills:
         runs["live, killed"] = [k.strip() for k in args.kills.split(",") if k.strip()]
-    want_ends = None
+    want_starts = None
     for name, kills in runs.items():
         journal = folder / f"{name.replace(', ', '-')}.sqlite"
         for p in (journal, Path(f"{journal}-wal"), Path(f"{journal}-shm")):
@@ -173,13 +192,13 @@ def main(argv=None) -> int:
         if done.returncode != 0:
             print(f"{name}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
             return 1
-        ends = journal_ends(journal)
-        want_ends = ends if want_ends is None else want_ends
-        rows.append(_row(name, journal_rulings(journal), replayed, time.monotonic() - t, ends, want_ends))
+        starts = journal_starts(journal)
+        want_starts = starts if want_starts is None else want_starts
+        rows.append(_row(name, journal_rulings(journal), replayed, time.monotonic() - t, starts, want_starts))
         print(f"{name}: {done.stdout.strip().splitlines()[-1]}", flush=True)
     print()
-    print("| run           | shots | refused | flagged | same as replay | first diff | twice | lost | seconds |")
-    print("|---------------|-------|---------|---------|----------------|------------|-------|------|---------|")
+    print("| run           | shots | refused | flagged | identical | same calls | first diff | twice | lost | seconds |")
+    print("|---------------|-------|---------|---------|-----------|------------|------------|-------|------|---------|")
     print("\n".join(rows))
     if args.kills:
         print(f"\nkilled at: {args.kills} (K: after K judged shots; K:between: record K written, its ruling not)")

@@ -30,8 +30,16 @@ from typing import Any, Callable
 from hardware.frame import Frame, FrameGap, GapDetector, SourceError
 from hardware.source import FrameSource
 from rules import RecordError
+from rules.record import Shot
 
 __all__ = ["FrameQueue", "LiveResult", "run_live", "source_key", "ConsoleAnnouncer", "review_reasons"]
+
+#: frames missing for longer than this during a shot: the call is flagged for the referee (a burst of a few
+#: dropped frames is timed by vision itself; a quarter second can hide a contact)
+FLAG_BLIND_S = 0.25
+#: frames missing for longer than this during a shot (a stalled stream, a camera replugged): the camera saw
+#: too little of it to rule; it is a review item, not a call
+REFUSE_BLIND_S = 1.0
 
 
 class FrameQueue:
@@ -215,15 +223,17 @@ def _queue_gap(last: Frame | None, frame: Frame, fps: float, match, result: Live
 def _tell(vision, match, seen_revision, frame: Frame):
     """Before a frame: vision started from the match's hints (the first frame), told the new hints when
     the game state changed (a judged shot, or a referee action from the web thread), or started again
-    from what it sees named by the state when they parted (a refused shot, a state the referee set; not
-    in the middle of a shot, which it would lose). The revision told."""
+    (not in the middle of a shot, which it would lose): from what it sees named by the state when they
+    parted (a refused shot), from the state when the referee set or confirmed it. The revision told."""
     changed = match.changed_since(seen_revision)
     if changed is None:
         return seen_revision
     revision, hints, restart = changed
-    if seen_revision is None:
+    if seen_revision is None or restart == "state":
+        if restart and vision.in_shot:
+            return seen_revision  # after this shot
         vision.start(hints, frame.index, frame.t_s)
-    elif restart:
+    elif restart == "resync":
         if vision.in_shot:
             return seen_revision  # after this shot
         from .resync import resync_hints
@@ -249,20 +259,40 @@ def _judge(seen, match, recorder, frame: Frame, result: LiveResult, source) -> N
         return
     position = {"source": source_key(source), "live": bool(source.live), "end_index": frame.index,
                 "end_t_s": round(frame.t_s, 6), "t0": seen.shot.t0, "t1": seen.shot.t1}
-    shot = match.judge(seen.shot, seen.motions, position)
+    record, blind = _blind(seen.shot, result.gaps)
+    if blind is not None and blind.duration_s > REFUSE_BLIND_S:
+        shot = match.refuse(record, f"the camera saw nothing for {blind.duration_s:.1f} s during this shot "
+                                    f"({blind.reason}): too little to rule on", position)
+    else:
+        shot = match.judge(record, seen.motions, position)
     if shot is None:
         result.skipped += 1
         return
     if shot.ruling is None:
         result.refused += 1
         if recorder is not None:  # the evidence for the referee's review
-            recorder.save(shot.game_no, None, seen.shot.to_dict(), {"refused": shot.error}, seen.shot.t0, frame.t_s)
+            recorder.save(shot.game_no, None, record.to_dict(), {"refused": shot.error}, record.t0, frame.t_s)
         return
     result.shots += 1
-    if review_reasons(shot.ruling_dict, [dict(i) for i in seen.shot.review]):
+    if review_reasons(shot.ruling_dict, [dict(i) for i in record.review]):
         result.reviewed += 1
     if recorder is not None:
-        recorder.save(shot.game_no, shot.shot_no, seen.shot.to_dict(), shot.ruling_dict, seen.shot.t0, frame.t_s)
+        recorder.save(shot.game_no, shot.shot_no, record.to_dict(), shot.ruling_dict, record.t0, frame.t_s)
+
+
+def _blind(shot, gaps: list[FrameGap]):
+    """The longest hole in the frames during ``shot`` (None: none over ``FLAG_BLIND_S``), and the record
+    with a review item saying so when there is one: vision's call rests on what it did not see."""
+    inside = [g for g in gaps if g.to_t_s > shot.t0 and g.from_t_s < shot.t1 and g.duration_s > FLAG_BLIND_S]
+    if not inside:
+        return shot, None
+    worst = max(inside, key=lambda g: g.duration_s)
+    item = {"code": "frames_missing", "piece": "camera", "t": round(worst.from_t_s, 6),
+            "seconds": round(worst.duration_s, 3),
+            "reason": f"saw nothing for {worst.duration_s:.2f} s during the shot ({worst.reason})"}
+    raw = shot.to_dict()
+    raw["meta"] = {**shot.meta, "review": [*(dict(i) for i in shot.review), item]}
+    return Shot.from_dict(raw), worst
 
 
 def source_key(source) -> str:

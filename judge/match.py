@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from rules.game import game_class
@@ -59,7 +59,8 @@ class Match:
         self.listeners: list[Listener] = list(listeners or [])
         self._lock = threading.RLock()
         self.skipped = 0  # shots offered again that the journal already had (a restart re-reading its input)
-        self.restart_revision = 0  # the latest change after which vision must start again from the hints
+        self.restart_revision = 0  # the latest change after which vision must start again from the hints,
+        self.restart_kind = "resync"  # and how: from what it sees named by the state, or from the state alone
         self.last: dict | None = None
         self.revision = 0  # bumped whenever the game state changes (a judged shot, a referee action)
         self.hints: Hints | None = None
@@ -109,6 +110,14 @@ class Match:
             self._tell(event)
         return shot
 
+    def refuse(self, record: Shot, reason: str, position: Mapping[str, Any] | None = None) -> JudgedShot | None:
+        """A shot the judge will not rule on though the engine could (the camera saw too little of it): a
+        review item as a refused shot, journaled the same way. None if the journal already had it."""
+        shot, event = self._judge(record, position, None, refuse=reason)
+        if event is not None:
+            self._tell(event)
+        return shot
+
     def consumed_in(self, source: str) -> int:
         """The last frame of the recorded ``source`` whose shot is in the journal (-1: none)."""
         with self._lock:
@@ -120,7 +129,8 @@ class Match:
             return True
         return self.journal.find_shot(self.game_no, record_hash(raw)) is not None
 
-    def _judge(self, record: Shot, position=None, seen=None) -> tuple[JudgedShot | None, dict | None]:
+    def _judge(self, record: Shot, position=None, seen=None, refuse: str | None = None
+               ) -> tuple[JudgedShot | None, dict | None]:
         with self._lock:
             raw = record.to_dict()
             if self._duplicate(raw, position, seen):
@@ -132,6 +142,9 @@ class Match:
                 name = str(position["source"])
                 self.consumed[name] = max(self.consumed.get(name, -1), int(position["end_index"]))
             step = self.referee.step(self.state, record, self.game_no)
+            if refuse is not None:
+                step = replace(step, state=self.state, ruling=None, error=refuse, new_game=None, game_no=self.game_no,
+                               hints=self.hints)
             if step.new_game is not None:  # the game had ended: this shot opens the next, from its start state
                 self.journal.append_action("next_game", self.game_no, {"by": "judge", "start": step.new_game.to_dict()})
                 self.game_no, self.records, self.rulings, self.shot_nos = step.game_no, [], [], []
@@ -142,7 +155,8 @@ class Match:
                 event = {"type": "unjudged", "game_no": self.game_no, "error": step.error, "review": seq,
                          "text": f"shot not judged, referee please decide (review {seq}): {step.error}"}
                 shot = JudgedShot(self.game_no, None, record, None, None, step.error)
-                self.restart_revision = self.revision + 1  # vision starts again from what it sees and the state
+                # vision starts again from what it sees, named by the state (which the shot did not change)
+                self.restart_revision, self.restart_kind = self.revision + 1, "resync"
             else:
                 ruling_dict = step.ruling.to_dict(self.lang)
                 entry, added = self.journal.append_shot(self.game_no, raw, ruling_dict, step.state.to_dict(),
@@ -161,15 +175,17 @@ class Match:
             event["state"] = self.snapshot()
         return shot, event
 
-    def changed_since(self, revision: int | None) -> tuple[int, Hints, bool] | None:
+    def changed_since(self, revision: int | None) -> tuple[int, Hints, str | None] | None:
         """``(revision, hints, restart)`` when the game state changed after ``revision``, else None: what the
         judging thread checks before the next frame (a referee action arrives on the web server's thread).
-        ``restart``: vision and the state parted (a refused shot, a state the referee set or confirmed), so
-        vision starts again from what it sees now and the state (``judge.resync``)."""
+        ``restart`` (None: vision is told the hints) says vision starts again: ``resync``, vision and the
+        state parted (a refused shot): from what it sees named by the state (``judge.resync``); ``state``,
+        the referee set or confirmed the state: from the state's layout, as at the start of a match."""
         with self._lock:
             if self.revision == revision:
                 return None
-            return self.revision, self.hints, revision is not None and self.restart_revision > revision
+            restart = revision is not None and self.restart_revision > revision
+            return self.revision, self.hints, self.restart_kind if restart else None
 
     def note_gap(self, gap) -> None:
         self.journal.append_action("gap", self.game_no, gap.to_dict())
@@ -264,7 +280,7 @@ class Match:
                 raise RefereeError(f"no open review item {review}")
             self.journal.append_action("settle", self.game_no, {"by": by, "review": review, "how": "confirm"})
             self._reload()
-            self.restart_revision = self.revision
+            self.restart_revision, self.restart_kind = self.revision, "state"  # the board is as the state says
             event = {"type": "referee", "action": "settle", "game_no": self.game_no, "review": review,
                      "text": f"review {review}: the state stands", "state": self.snapshot()}
         self._tell(event)
@@ -284,7 +300,7 @@ class Match:
             if review is not None:
                 self.journal.append_action("settle", self.game_no, {"by": by, "review": review, "how": "state"})
             self._reload()
-            self.restart_revision = self.revision
+            self.restart_revision, self.restart_kind = self.revision, "state"  # the board is as the referee says
             event = {"type": "referee", "action": "set_state", "game_no": self.game_no, "review": review,
                      "text": "the referee set the game state", "state": self.snapshot()}
         self._tell(event)

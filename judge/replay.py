@@ -173,7 +173,7 @@ class Replay:
         """``(revision, hints, restart)`` when a shot was judged after ``revision``, else None (as ``Match``)."""
         if revision == self.revision:
             return None
-        return self.revision, self.hints, revision is not None and self.restart_revision > revision
+        return self.revision, self.hints, "resync" if revision is not None and self.restart_revision > revision else None
 
     def judge(self, shot: Shot, motions: Mapping[str, Any] | None = None,
               position: Mapping[str, Any] | None = None) -> ReplayShot:
@@ -194,6 +194,16 @@ class Replay:
             self.notes += [f"shot {no}: vision: {line}" for line in vision_review(judged.record)]
         self.shots.append(judged)
         self.rules_s += time.perf_counter() - started
+        return judged
+
+    def refuse(self, shot: Shot, reason: str, position: Mapping[str, Any] | None = None) -> ReplayShot:
+        """A shot not ruled on (the camera saw too little of it), listed as a refused one (as ``Match``)."""
+        no = len(self.shots) + 1
+        judged = ReplayShot(no, self.game_no, shot.to_dict(), None, reason, {}, True)
+        self.notes.append(f"shot {no} not judged, referee please decide: {reason}")
+        self.shots.append(judged)
+        self.revision += 1
+        self.restart_revision = self.revision
         return judged
 
     def note_gap(self, gap) -> None:

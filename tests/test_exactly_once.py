@@ -83,14 +83,14 @@ def test_a_refused_shot_is_a_review_item_the_referee_settles(tmp_path):
         got = m.judge(parse_record(refused_record(raws)), position=at(80))
         assert got.ruling is None and "A1" in got.error
         revision, _, restart = m.changed_since(rev)
-        assert restart  # vision must start again from what it sees
+        assert restart == "resync"  # vision must start again from what it sees, named by the state
         items = m.open_reviews()
         assert [i["error"] for i in items] == [got.error] and items[0]["position"]["end_index"] == 80
         assert m.snapshot()["reviews"] == [{"review": items[0]["review"], "error": got.error}]
         assert m.judge(parse_record(raws[1]), position=at(120)).shot_no == 2  # the next shot is judged
-        assert m.changed_since(m.revision - 1)[2] is False  # a judged shot: vision is told, not restarted
+        assert m.changed_since(m.revision - 1)[2] is None  # a judged shot: vision is told, not restarted
         m.settle(items[0]["review"])
-        assert m.open_reviews() == [] and m.changed_since(revision)[2] is True
+        assert m.open_reviews() == [] and m.changed_since(revision)[2] == "state"  # the board is as the state says
         with pytest.raises(RefereeError, match="no open review item"):
             m.settle(items[0]["review"])
     with Journal.open(tmp_path / "m.sqlite") as j:

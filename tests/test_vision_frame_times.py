@@ -184,7 +184,7 @@ def test_live_drops_a_frame_whose_time_goes_back_with_a_note():
             self.notes = []
 
         def changed_since(self, revision):
-            return None if revision == 0 else (0, None, False)
+            return None if revision == 0 else (0, None, None)
 
         def note_gap(self, gap):
             self.notes.append(gap)
