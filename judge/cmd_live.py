@@ -118,6 +118,9 @@ def run(args) -> int:
             if not args.no_clips:
                 from .recorder import ShotRecorder
                 recorder = ShotRecorder(args.clips, source.fps)
+            if source.live:  # reopened now: frames queued while setting up would come in one burst, stamped
+                source.close()  # on arrival nearly together, and squash the time of a shot under way
+                source.open()
             try:
                 result = run_live(source, vision, match, queue_size=args.queue, recorder=recorder, hub=hub,
                                   resume_after=resume_after)

@@ -2,12 +2,14 @@
 on loopback, paced in real time by a schedule, the way an IP camera or a phone's webcam app streams.
 
 The schedule is a list of sends, ``(frame index, seconds after the stream starts)``: a frame left out
-is dropped (never sent), a frame listed twice is sent twice, and the times carry the jitter. Each
-client gets the whole schedule from its start; when it is done the server closes the connection (the
-stream ends as a camera that goes away), and with ``once`` it answers no further client. ``sent``
-records, per send, the frame index and the ``time.monotonic()`` at which its part was written (the
-same clock another process on this machine stamps with), so a test can tell which frame a receiver's
-time belongs to.
+is dropped (never sent), a frame listed twice is sent twice, and the times carry the jitter. Like a
+camera, the server streams the present: the schedule's clock starts with the first client, and a client
+that connects later gets the sends from then on (a judge that probes the stream and connects again
+misses what was sent in between). When the schedule is done the server closes every connection (the
+stream ends as a camera that goes away) and answers no further client. ``sent`` records, per send to
+the client that received the most, the frame index and the ``time.monotonic()`` at which its part was
+written (the same clock another process on this machine stamps with), so a test can tell which frame a
+receiver's time belongs to.
 """
 from __future__ import annotations
 
@@ -61,19 +63,18 @@ def jittered_schedule(n: int, fps: float, *, jitter_s: float = 0.003, drop: Iter
 class MjpegServer:
     """Serves ``jpegs`` (encoded JPEG images) at ``http://127.0.0.1:PORT/stream.mjpg`` by ``schedule``.
 
-    Use as a context manager; ``url`` is known once started. ``once``: the first client gets the stream
-    and later connections are refused (the listening socket is closed when that stream ends).
+    Use as a context manager; ``url`` is known once started. Connections after the schedule's end are
+    refused (the listening socket is closed when it ends).
     """
 
-    def __init__(self, jpegs: list[bytes], schedule: Schedule, *, path: str = "/stream.mjpg", once: bool = True):
+    def __init__(self, jpegs: list[bytes], schedule: Schedule, *, path: str = "/stream.mjpg"):
         self.jpegs = jpegs
         self.schedule = schedule
         self.path = path
-        self.once = once
-        self.sent: list[tuple[int, float]] = []
-        self.clients = 0
-        self.error: BaseException | None = None
-        self.finished = threading.Event()  # the (first) stream has been written to its end, or broke off
+        self.clients: list[dict] = []  # per client: the sends it got, and how its stream ended
+        self.finished = threading.Event()  # the schedule has been written to its end
+        self._t0: float | None = None
+        self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -93,18 +94,22 @@ class MjpegServer:
                 if self.path.split("?")[0] != server.path:
                     self.send_error(404)
                     return
-                if server.once and server.clients:
+                if server.finished.is_set():
                     self.send_error(503, "the stream has ended")
                     return
-                server.clients += 1
+                client = {"sent": [], "error": None}
+                with server._lock:
+                    server.clients.append(client)
+                    if server._t0 is None:
+                        server._t0 = time.monotonic()
                 try:
-                    server._stream(self)
+                    server._stream(self, client)
                 except (BrokenPipeError, ConnectionResetError) as exc:
-                    server.error = exc  # the client went away before the end
-                finally:
+                    client["error"] = exc  # the client went away before the end
+                    return
+                if not server.finished.is_set():  # the schedule's end: no one else, connections refused
                     server.finished.set()
-                    if server.once:  # no one else: connections are refused from now on
-                        threading.Thread(target=server._close, daemon=True).start()
+                    threading.Thread(target=server._close, daemon=True).start()
 
             def log_message(self, *args):  # quiet
                 pass
@@ -115,15 +120,32 @@ class MjpegServer:
         self._thread.start()
         return self
 
-    def _stream(self, handler: BaseHTTPRequestHandler) -> None:
+    @property
+    def _main(self) -> dict:
+        return max(self.clients, key=lambda c: len(c["sent"]), default={"sent": [], "error": None})
+
+    @property
+    def sent(self) -> list[tuple[int, float]]:
+        """The sends to the client that received the most (the judge's connection)."""
+        return self._main["sent"]
+
+    @property
+    def error(self) -> BaseException | None:
+        """How that client's stream broke off (None: it got every send from its first to the end)."""
+        return self._main["error"]
+
+    def _stream(self, handler: BaseHTTPRequestHandler, client: dict) -> None:
         handler.send_response(200)
         handler.send_header("Content-Type", f"multipart/x-mixed-replace; boundary={BOUNDARY}")
         handler.send_header("Cache-Control", "no-cache")
         handler.send_header("Connection", "close")
         handler.end_headers()
         out = handler.wfile
-        start = time.monotonic()
+        start = self._t0
+        now = time.monotonic() - start
         for index, t in self.schedule.sends:
+            if t < now:  # sent before this client connected
+                continue
             delay = start + t - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
@@ -131,7 +153,7 @@ class MjpegServer:
             out.write(f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n".encode()
                       + data + b"\r\n")
             out.flush()
-            self.sent.append((index, time.monotonic()))
+            client["sent"].append((index, time.monotonic()))
         out.write(f"--{BOUNDARY}--\r\n".encode())
         out.flush()
 

@@ -179,7 +179,9 @@ def test_live_from_a_real_mjpeg_stream_calls_as_at_exact_times_or_flags_the_shot
         assert server.finished.is_set() and server.error is None, f"the stream broke off: {server.error!r}"
         sent = list(server.sent)
     out = proc.stdout + proc.stderr
-    assert len(sent) == len(schedule.sends), out[-3000:]
+    # the judge probes the stream, sets up, then connects again: it gets every send from then on to the end
+    sends = [i for i, _ in schedule.sends]
+    assert [i for i, _ in sent] == sends[len(sends) - len(sent):] and len(sent) >= len(sends) - 2 * FPS, out[-3000:]
     # the stream ends when the server closes; the one reopen is refused: the command ends with one line
     assert proc.returncode == 2, out[-3000:]
     assert re.search(r"stopped delivering frames and could not be reopened after 1 attempts", proc.stderr), out[-3000:]
