@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from .errors import UserError
+from .options import frame_rate
 
 __all__ = ["register", "run"]
 
@@ -22,7 +23,7 @@ def register(subparsers) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="shotjudge-demo", help="output folder (default: ./shotjudge-demo)")
     p.add_argument("--game", choices=(*GAMES, "both"), default="both", help="which game(s) (default both)")
-    p.add_argument("--fps", type=float, default=60.0, help="frame rate of the filmed games (default 60)")
+    p.add_argument("--fps", type=frame_rate, default=60.0, help="frame rate of the filmed games (default 60)")
     p.add_argument("--size", default="960x540", help="video size WIDTHxHEIGHT (default 960x540)")
     p.add_argument("--lang", default="en", choices=("en", "cs", "ru"), help="language of the calls")
     p.add_argument("--quick", action="store_true", help="only the first two shots of each game (a smoke test)")

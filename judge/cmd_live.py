@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .cmd_replay import add_detector_args, vision_options
 from .errors import UserError
+from .options import count, frame_rate, port
 from .setup import check_calibration, make_vision, read_background
 
 __all__ = ["register", "run", "make_pipeline"]
@@ -34,14 +35,14 @@ def register(subparsers) -> None:
     p.add_argument("--clips", default="clips", help="folder for the per-shot clips (default: clips)")
     p.add_argument("--no-clips", action="store_true", help="do not record clips")
     p.add_argument("--lang", default="en", choices=("en", "cs", "ru"))
-    p.add_argument("--fps", type=float, help="camera frame rate to request (or the rate of an image folder)")
+    p.add_argument("--fps", type=frame_rate, help="camera frame rate to request (or the rate of an image folder)")
     p.add_argument("--size", type=_size, help="camera resolution to request, WxH")
     p.add_argument("--exposure-us", type=int, help="Pi camera: locked exposure time in µs")
     p.add_argument("--colour-gains", type=_gains, help="Pi camera: locked red,blue gains (default: measured, then locked)")
-    p.add_argument("--queue", type=int, default=64, help="frames buffered between capture and judging (oldest dropped)")
-    p.add_argument("--max-reconnects", type=int, default=5, help="reopen attempts when a camera stops delivering")
+    p.add_argument("--queue", type=count(1, 100000), default=64, help="frames buffered between capture and judging (oldest dropped)")
+    p.add_argument("--max-reconnects", type=count(0, 1000), default=5, help="reopen attempts when a camera stops delivering")
     p.add_argument("--overlay-host", default="127.0.0.1", help="address of the spectators' page (default: this machine only)")
-    p.add_argument("--overlay-port", type=int, default=8080)
+    p.add_argument("--overlay-port", type=port, default=8080)
     p.add_argument("--no-overlay", action="store_true", help="no spectators' page")
     p.add_argument("--token", default=None, help="referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, printed once)")
     p.set_defaults(func=run)
@@ -73,7 +74,7 @@ def run(args) -> int:
     from rich.console import Console
 
     import rules
-    from hardware import TruncatedVideo, open_source
+    from hardware import open_source
 
     from .journal import Journal
     from .live import ConsoleAnnouncer, run_live, source_key
@@ -94,7 +95,7 @@ def run(args) -> int:
             console.print(f"[yellow]warning: {warning}[/]")
         console.print(f"source {source.describe()}")
         cal = check_calibration(args.calibration, source.size, args.game)
-        engine = rules.engine_for(args.ruleset or args.game, cal.profile.geometry)
+        engine = rules.engine_for(args.ruleset or args.game, cal.profile.geometry, args.game)
         match_info = {"game": args.game, "ruleset": engine.name, "profile": cal.profile.name,
                       "calibration": str(Path(args.calibration).resolve()), "source": source.name,
                       "lang": args.lang, "options": engine.options()}
@@ -106,11 +107,7 @@ def run(args) -> int:
         try:
             match = Match(engine, journal, lang=args.lang, listeners=[ConsoleAnnouncer(console)])
             resume_after = -1 if source.live else match.consumed_in(source_key(source))
-            if match.resumed_shots or match.pending_judged or resume_after >= 0:
-                console.print(f"[bold]resuming[/] {journal_path}: game {match.game_no}, "
-                              f"{match.resumed_shots} shot(s) already judged"
-                              + (f", {match.pending_judged} seen before the stop judged now" if match.pending_judged else "")
-                              + (f"; reading on after frame {resume_after}" if resume_after >= 0 else ""), soft_wrap=True)
+            _say_resumed(console, match, journal_path, resume_after)
             vision = make_pipeline(cal, source.fps, args.game, background=read_background(args.background, source.size),
                                    **vision_options(args))
             if not args.no_overlay:
@@ -131,6 +128,20 @@ def run(args) -> int:
                     server.stop()
         finally:
             journal.close()
+    return _summary(console, result, match, journal_path, recorder)
+
+
+def _say_resumed(console, match, journal_path, resume_after: int) -> None:
+    if match.resumed_shots or match.pending_judged or resume_after >= 0:
+        console.print(f"[bold]resuming[/] {journal_path}: game {match.game_no}, {match.resumed_shots} shot(s) already judged"
+                      + (f", {match.pending_judged} seen before the stop judged now" if match.pending_judged else "")
+                      + (f"; reading on after frame {resume_after}" if resume_after >= 0 else ""), soft_wrap=True)
+
+
+def _summary(console, result, match, journal_path, recorder) -> int:
+    """The closing line, counting apart what was judged, refused and already in; an error as one line."""
+    from hardware import TruncatedVideo
+
     open_reviews = len(match.open_reviews())
     console.print(f"{result.frames} frames, {result.shots} shot(s) judged ({result.reviewed} flagged for review), "
                   f"{result.refused} refused ({open_reviews} review item(s) open for the referee), "

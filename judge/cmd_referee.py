@@ -54,7 +54,7 @@ def run(args) -> int:
         except UnicodeDecodeError:
             raise UserError(f"{source}: not a UTF-8 text file") from None
     profile = profile_for(args.game, args.profile)
-    engine = engine_for(args.ruleset or args.game, profile.geometry)
+    engine = engine_for(args.ruleset or args.game, profile.geometry, args.game)
     if engine.game != args.game:
         raise UserError(f"ruleset {args.ruleset!r} is for {engine.game}, not {args.game}")
     records = load_records(text, source=source, game=args.game)

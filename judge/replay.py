@@ -250,7 +250,7 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
         raise UserError(str(exc)) from None
     with source:
         cal = check_calibration(str(calibration), source.size, game)
-        engine = rules.engine_for(ruleset or game, cal.profile.geometry)
+        engine = rules.engine_for(ruleset or game, cal.profile.geometry, game)
         if engine.game != game:
             raise UserError(f"ruleset {ruleset!r} is for {engine.game}, not {game}")
         start_state = load_state(engine, state) if state is not None else engine.initial()
