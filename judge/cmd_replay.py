@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
-from .options import count, frame_rate
+from .options import frame_rate
 
 __all__ = ["register", "run", "print_calls", "cut_message", "EXIT_PARTIAL"]
 
@@ -48,8 +48,8 @@ def register(subparsers) -> None:
     p.add_argument("--overlay", help="write the video with tracks, zones, contacts and calls drawn (MP4)")
     p.add_argument("--lang", default="en", choices=("en", "cs", "ru"), help="language of the calls")
     p.add_argument("--fps", type=frame_rate, help="frame rate, when the video does not say it (or an image folder)")
-    p.add_argument("--shot", type=count(1), help="render the dispute view of this shot (numbered from 1 through the video)")
-    p.add_argument("--slow", type=count(1, 100), default=8, help="dispute view: output frames per video frame (default 8)")
+    p.add_argument("--shot", type=int, help="render the dispute view of this shot (numbered from 1 through the video)")
+    p.add_argument("--slow", type=int, default=8, help="dispute view: output frames per video frame (default 8)")
     p.add_argument("--dispute", help="dispute view file (default: shotNNN_dispute.mp4 in the current folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_detector_args(p)
