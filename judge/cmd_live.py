@@ -103,13 +103,13 @@ def run(args) -> int:
             from .replay import load_state
 
             match_info["start"] = load_state(engine, args.state).to_dict()
+        background = read_background(args.background, source.size)  # before the journal: a bad picture leaves none
         journal = Journal.open(journal_path, create=True, match=match_info)
         try:
             match = Match(engine, journal, lang=args.lang, listeners=[ConsoleAnnouncer(console)])
             resume_after = -1 if source.live else match.consumed_in(source_key(source))
             _say_resumed(console, match, journal_path, resume_after)
-            vision = make_pipeline(cal, source.fps, args.game, background=read_background(args.background, source.size),
-                                   **vision_options(args))
+            vision = make_pipeline(cal, source.fps, args.game, background=background, **vision_options(args))
             if not args.no_overlay:
                 hub, server = _start_overlay(args, cal, match, console)
             if not args.no_clips:
@@ -169,7 +169,8 @@ def _start_overlay(args, cal, match, console):
     hub.state = match.snapshot()
     match.listeners.append(hub)
     try:
-        server = OverlayServer(create_app(hub, match, token), args.overlay_host, args.overlay_port).start()
+        server = OverlayServer(create_app(hub, match, token, hosts=(args.overlay_host,)), args.overlay_host,
+                               args.overlay_port).start()
     except OSError as exc:
         raise UserError(f"spectators' page: {exc}; use --overlay-port or --no-overlay") from None
     console.print(f"spectators' page: {server.url}  (for OBS: {server.url}?transparent=1)")

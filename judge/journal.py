@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -129,6 +130,12 @@ class Journal:
         exists = path.exists() and path.stat().st_size > 0
         if not exists and not create:
             raise JournalError(f"{path}: no such journal")
+        folder = path.parent if str(path.parent) else Path(".")
+        if not folder.is_dir():
+            raise JournalError(f"{path}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise JournalError(f"{path}: cannot write here (read-only {'file' if path.exists() else 'folder'}); "
+                               f"give --journal a writable place")
         try:
             conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -354,14 +361,39 @@ def _statements(script: str) -> list[str]:
 
 
 class _transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on error (autocommit connection)."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on error (autocommit connection). A write the disk refuses
+    (full, gone read-only, removed) is a :class:`JournalError` naming why: what was committed before is
+    safe, this entry is not in."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
 
     def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise _write_error(self.conn, exc) from None
         return self.conn
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is not None:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.OperationalError:
+                pass  # the failed statement already ended the transaction
+            if issubclass(exc_type, sqlite3.OperationalError):
+                raise _write_error(self.conn, exc) from None
+            return
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as err:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.OperationalError:
+                pass
+            raise _write_error(self.conn, err) from None
+
+
+def _write_error(conn: sqlite3.Connection, exc: BaseException) -> JournalError:
+    path = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "the journal")
+    return JournalError(f"{path}: cannot write the journal ({exc}); every entry before this one is kept")

@@ -168,9 +168,51 @@ class UnseenFlick(BaseModel):
     piece: str | None = Field(default=None, max_length=10)
 
 
-def create_app(hub: OverlayHub, referee, token: str):  # noqa: C901 - one nested handler per endpoint
+class HostCheck:
+    """ASGI middleware: a request whose ``Host`` names another site than this machine is refused (DNS
+    rebinding: a page on a name made to resolve to this machine would otherwise read the spectators' data
+    from the visitor's browser). An IP address, ``localhost``, this machine's name (and ``NAME.local``) and
+    the ``names`` given pass; so does a request with no ``Host`` (HTTP/1.0), which no browser sends."""
+
+    def __init__(self, app, names=()):
+        import socket
+
+        self.app = app
+        host = socket.gethostname().lower()
+        short = host.split(".")[0]
+        self.names = {"localhost", host, short, f"{short}.local", *(str(n).lower() for n in names)}
+
+    def allowed(self, host: str) -> bool:
+        import ipaddress
+
+        host = host.strip().lower()
+        name = host[1:host.find("]")] if host.startswith("[") else host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        if not name:
+            return True
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return name in self.names
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            host = dict(scope.get("headers") or ()).get(b"host", b"").decode("latin-1")
+            if not self.allowed(host):
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})
+                else:
+                    await send({"type": "http.response.start", "status": 421,
+                                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+                    await send({"type": "http.response.body", "body": b"this server does not answer for that Host"})
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(hub: OverlayHub, referee, token: str, hosts=()):  # noqa: C901 - one nested handler per endpoint
     """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()``,
-    ``unseen_flick(piece)``, ``open_reviews()``, ``settle(review)`` and ``set_state(state, review)``."""
+    ``unseen_flick(piece)``, ``open_reviews()``, ``settle(review)`` and ``set_state(state, review)``.
+    ``hosts``: names besides this machine's that the page may be reached by (``HostCheck``)."""
     from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
     from fastapi.responses import FileResponse, Response, StreamingResponse
     from fastapi.staticfiles import StaticFiles
@@ -180,6 +222,7 @@ def create_app(hub: OverlayHub, referee, token: str):  # noqa: C901 - one nested
         raise ValueError("the referee token must not be empty")
     expected = token.encode()
     app = FastAPI(title="shotjudge overlay", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(HostCheck, names=hosts)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def require_referee(authorization: str | None = Header(default=None)) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from hardware.frame import Frame
-from judge.journal import SCHEMA_VERSION, Journal
+from judge.journal import SCHEMA_VERSION, Journal, JournalError
 from judge.live import run_live
 from judge.match import Match, RefereeError
 from judge.resync import resync_layout
@@ -234,3 +234,28 @@ def test_live_goes_on_after_a_refused_shot_with_vision_started_again(tmp_path):
         again = run_live(_Frames(40), _Vision({10: raws[0], 20: refused_record(raws), 30: raws[1]}), m,
                          resume_after=m.consumed_in("/clips/match.mp4"))
         assert (again.resumed_over, again.frames, again.shots, again.refused, again.skipped) == (31, 9, 0, 0, 0)
+
+
+# ----- the disk says no ---------------------------------------------------------------------------------
+def test_a_full_disk_mid_match_is_one_error_and_every_entry_before_it_is_kept(tmp_path):
+    raws = make_records(16)  # a game's worth: every pawn pocketed in turn
+    path = tmp_path / "m.sqlite"
+    with Journal.open(path, create=True, match={"game": "novuss"}) as j:
+        m = Match(novuss_engine(), j)
+        m.judge(parse_record(raws[0]), position=at(10))
+        pages = j._conn.execute("PRAGMA page_count").fetchone()[0]
+        j._conn.execute(f"PRAGMA max_page_count={pages + 1}")  # SQLite's own "database or disk is full"
+        with pytest.raises(JournalError, match=r"cannot write the journal \(database or disk is full\); every entry "
+                                               r"before this one is kept"):
+            for k, raw in enumerate(raws[1:], 1):
+                m.judge(parse_record(raw), position=at(10 + 10 * k))
+        judged, pending = len(j.entries("shot")), len(j.resume().pending)
+    with Journal.open(path) as j:  # what was committed is whole; the match resumes from it, and a record
+        resumed = Match(novuss_engine(), j)  # written ahead of a ruling the disk refused is judged now
+        assert resumed.shot_nos == list(range(1, judged + pending + 1)) and 1 <= judged < 16
+        assert resumed.pending_judged == pending
+
+
+def test_a_journal_in_a_missing_folder_says_so(tmp_path):
+    with pytest.raises(JournalError, match=r"the folder .*nowhere does not exist$"):
+        Journal.open(tmp_path / "nowhere" / "m.sqlite", create=True)

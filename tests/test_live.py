@@ -354,3 +354,11 @@ def test_the_real_vision_pipeline_plugs_into_the_live_seam(tmp_path):
     still = [Frame(empty.copy(), i, i / 30, "t") for i in range(3)]
     assert [pipeline.feed(f) for f in still] == [None, None, None]  # nothing moves: no shot
     assert pipeline.finish() is None
+
+
+def test_live_command_with_a_bad_empty_board_picture_leaves_no_journal(live_setup, capsys):
+    tmp_path, args, _, _ = live_setup
+    assert cli.main(args + ["--background", str(tmp_path / "missing.png")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "missing.png" in err[0]
+    assert not (tmp_path / "j.sqlite").exists()  # nothing half-made: the journal comes after the checks

@@ -25,7 +25,7 @@ def served(tmp_path):
     match = Match(novuss_engine(), journal, listeners=[hub])
     for raw in make_records(3):
         match.judge(parse_record(raw))
-    with TestClient(create_app(hub, match, TOKEN)) as client:
+    with TestClient(create_app(hub, match, TOKEN, hosts=("testserver",))) as client:
         yield client, hub, match, journal
     journal.close()
 
@@ -100,3 +100,46 @@ def test_drawing_marks_tracks_contacts_and_zones_on_a_copy():
     assert tuple(out[40, 50]) == (0, 140, 255)  # ring of player A's pawn, orange
     assert tuple(out[80, 80]) == (0, 220, 220)  # zone edge, yellow
     assert out[40, 40].max() == 0  # the pawn's centre is left visible
+
+
+@pytest.mark.parametrize("host, ok", [("evil.example", False), ("evil.example:8080", False), ("127.0.0.1:8080", True),
+                                      ("localhost:8080", True), ("[::1]:8080", True), ("192.168.1.20", True),
+                                      ("testserver", True)])
+def test_a_request_for_another_site_is_refused(served, host, ok):
+    """DNS rebinding: a page on another name resolved to this machine must not read the spectators' data."""
+    client = served[0]
+    res = client.get("/api/state", headers={"Host": host})
+    assert res.status_code == (200 if ok else 421)
+    if not ok:
+        from starlette.websockets import WebSocketDisconnect
+
+        with pytest.raises(WebSocketDisconnect):
+            with client.websocket_connect("/ws", headers={"Host": host}) as ws:
+                ws.receive_text()
+
+
+def test_the_referee_settles_a_refused_shot_or_sets_the_state_over_the_api(served):
+    import copy
+
+    client, _, match, journal = served
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    bad = copy.deepcopy(make_records(4)[3])
+    gone = match.state.to_dict()["pocketed"][0]
+    bad["before"][gone] = bad["after"][gone] = [0.0, 0.0]  # a pocketed pawn on the board: the engine refuses it
+    refused = match.judge(parse_record(bad))
+    assert refused.ruling is None
+    assert client.get("/api/referee/reviews").status_code == 401
+    items = client.get("/api/referee/reviews", headers=auth).json()["reviews"]
+    assert [i["error"] for i in items] == [refused.error]
+    assert client.get("/api/state").json()["state"]["reviews"] == [{"review": items[0]["review"], "error": refused.error}]
+    assert client.post("/api/referee/settle", json={"review": 999}, headers=auth).status_code == 409
+    done = client.post("/api/referee/settle", json={"review": items[0]["review"]}, headers=auth)
+    assert done.status_code == 200 and done.json()["action"] == "settle"
+    assert client.get("/api/referee/reviews", headers=auth).json()["reviews"] == []
+    state = match.state.to_dict()
+    state["to_move"] = "B" if state["to_move"] == "A" else "A"
+    assert client.post("/api/referee/set-state", json={"state": {"bogus": 1}}, headers=auth).status_code == 409
+    set_ = client.post("/api/referee/set-state", json={"state": state}, headers=auth)
+    assert set_.status_code == 200 and match.state.to_dict()["to_move"] == state["to_move"]
+    kinds = [e["kind"] for e in journal.entries()][-4:]
+    assert kinds == ["seen", "refused", "settle", "set_state"]

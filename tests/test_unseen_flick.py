@@ -112,7 +112,7 @@ def test_refused_without_a_marble_behind_unless_one_is_named(tmp_path):
 def served(tmp_path):
     hub = OverlayHub(board_for(default_profile("cvrnkana")))
     match, journal = cvrnkana_match(tmp_path, listeners=[hub])
-    with TestClient(create_app(hub, match, TOKEN)) as client:
+    with TestClient(create_app(hub, match, TOKEN, hosts=("testserver",))) as client:
         yield client, hub, match, journal
     journal.close()
 
@@ -148,7 +148,7 @@ def test_overlay_endpoint_refuses_on_a_novuss_match(tmp_path):
     hub = OverlayHub(board_for(default_profile("novuss")))
     match = Match(novuss_engine(), journal, listeners=[hub])
     match.judge(parse_record(make_records(1)[0]))
-    with TestClient(create_app(hub, match, TOKEN)) as client:
+    with TestClient(create_app(hub, match, TOKEN, hosts=("testserver",))) as client:
         res = client.post("/api/referee/unseen-flick", headers={"Authorization": f"Bearer {TOKEN}"})
     assert res.status_code == 409
     assert res.json() == {"detail": "a flick out of view is a Cvrnkaná entry; this is a novuss match"}
