@@ -127,7 +127,8 @@ def _recording(game: str, seed: int, fps: float, size: tuple[int, int], work: Pa
     from sim import scenarios
 
     profile = default_profile(game)
-    session = scenarios.SCENARIOS[game]["set" if game == "novuss" else "game"][0](profile, seed).session
+    whole = next(k for k in ("set", "game") if k in scenarios.SCENARIOS[game])  # a whole Novuss set, Cvrnkaná game
+    session = scenarios.SCENARIOS[game][whole][0](profile, seed).session
     demo = DemoGame(game, profile, session, session.states_before[0].to_dict(), seed)
     folder = work / f"{game}-seed{seed}-{fps:g}fps-{size[0]}x{size[1]}"
     files = {"background": folder / "empty-board.png", "calibration": folder / "calibration.json",

@@ -58,6 +58,18 @@ class Ruleset(Generic[S]):
         """What vision must know of ``state`` before the next shot (after ``ruling``, if one was just made)."""
         raise NotImplementedError
 
+    def check_places(self, shot: Shot, where: str) -> None:
+        """Every place in the record lies on the surface (``Game.field_limit_mm``): a pawn at 1e300 mm or
+        99,999 mm with no off event is a measurement gone wrong, refused as a record error."""
+        from .game import game_for
+
+        limit = game_for(self.game, self.geometry).field_limit_mm
+        for part, places in (("before", shot.before), ("after", shot.after)):
+            for piece, (x, y) in places.items():
+                if abs(x) > limit or abs(y) > limit:
+                    raise RecordError(f"{where}: {part}.{piece}: ({x:.6g}, {y:.6g}) mm is off the {self.game} surface "
+                                      f"(at most {limit:g} mm from its centre)")
+
     def told(self, shot: Shot) -> Self:
         """This ruleset told how well ``shot``'s positions are known (``meta.position_tolerance_mm``): a
         geometric call closer than that goes to the referee. The same ruleset when it has no such option."""

@@ -227,6 +227,7 @@ class Cvrnkana(Ruleset[CvrnkanaState]):
             raise GameOver(f"{where}: the game is already over ({result}, {o.reason}); start a new game")
         if shot.game != self.game:
             raise RecordError(f"{where}: game: is {shot.game!r} but this is a cvrnkana game")
+        self.check_places(shot, where)
         return _Shot(self, state, shot, where).run()
 
 

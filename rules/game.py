@@ -187,6 +187,12 @@ class Game:
         raise NotImplementedError
 
     @property
+    def field_limit_mm(self) -> float:
+        """How far from the centre (along x or y) a piece on the surface can lie at all: a place beyond it is
+        a measurement gone wrong, not a position."""
+        raise NotImplementedError
+
+    @property
     def pockets_mm(self) -> dict[str, tuple[float, float]]:
         """Pocket name -> centre, in the order of ``POCKETS`` (none: no pockets)."""
         return {}
@@ -257,6 +263,11 @@ class NovussGame(Game):
     def cushion_width_mm(self) -> float:
         return self.geometry.cushion_width_mm
 
+    @property
+    def field_limit_mm(self) -> float:
+        """The board inside its frame: the cushion lines plus the cushions."""
+        return self.half_mm + self.cushion_width_mm
+
     def zone_rect(self, player: str) -> tuple[float, float, float, float]:
         """The player's striking zone (x0, x1, y0, y1) along their own cushion, to the lines' centres."""
         g, h = self.geometry, self.half_mm
@@ -292,6 +303,12 @@ class CvrnkanaGame(Game):
     @property
     def pit_radius_mm(self) -> float:
         return self.geometry.pit_diameter_mm / 2.0
+
+    @property
+    def field_limit_mm(self) -> float:
+        """Twice the reach of the start lines: the field has no edge, but a marble is flicked towards the pit."""
+        g = self.geometry
+        return 2.0 * max(g.start_line_distance_mm, g.start_line_gap_mm / 2 + g.start_line_length_mm)
 
     def start_lines_mm(self) -> tuple[tuple[tuple[float, float], tuple[float, float]], ...]:
         """The two start lines, each (outer end, inner end), left then right."""

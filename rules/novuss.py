@@ -301,6 +301,7 @@ class Novuss(Ruleset[NovussState]):
             raise RecordError(f"{where}: game: is {rec.game!r}, expected 'novuss'")
         if state.outcome is not None:
             raise GameOver(f"{where}: the set is already over ({state.outcome.result}, {state.outcome.reason})")
+        self.check_places(rec, where)
         shot = self.read(state, rec, where)
         p, o = shot.player, other(shot.player)
         calls, back = self.fouls(shot)

@@ -490,8 +490,9 @@ def load_records(text: str, source: str = "input", game: str | None = None) -> l
             raise RecordError(f"{source}: malformed JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
         except (ValueError, RecursionError) as exc:
             raise RecordError(f"{source}: {_unreadable(exc)}") from None
-        return [parse_record(item, f"{source} record {i + 1}", game) for i, item in enumerate(items)]
-    records = []
+        return _in_order([parse_record(item, f"{source} record {i + 1}", game) for i, item in enumerate(items)],
+                         [f"{source} record {i + 1}" for i in range(len(items))])
+    records, wheres = [], []
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -502,6 +503,16 @@ def load_records(text: str, source: str = "input", game: str | None = None) -> l
         except (ValueError, RecursionError) as exc:
             raise RecordError(f"{source} line {lineno}: {_unreadable(exc)}") from None
         records.append(parse_record(item, f"{source} line {lineno}", game))
+        wheres.append(f"{source} line {lineno}")
+    return _in_order(records, wheres)
+
+
+def _in_order(records: list[Shot], wheres: list[str]) -> list[Shot]:
+    """Shots of one file follow each other in time: one that starts before the previous one ended is refused."""
+    for prev, shot, where in zip(records, records[1:], wheres[1:]):
+        if shot.t0 < prev.t1:
+            raise RecordError(f"{where}: t0: the shot starts at {shot.t0:g} s, before the previous one ended "
+                              f"({prev.t1:g} s): shot times must not go back")
     return records
 
 

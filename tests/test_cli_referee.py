@@ -51,7 +51,15 @@ def _bad(record_index, mutate):
 @pytest.mark.parametrize("text,message", [
     (jsonl(_bad(0, lambda r: r["events"][0].update(b="A9"))), "shots.jsonl line 1: events[0].b: unknown piece 'A9' for novuss"),
     (jsonl(GOOD).replace('"A4": [-16, 484]}', '"A4": [-16, 484], "A4": [0, 0]}', 1), "shots.jsonl line 1: before.A4: piece appears twice (a piece in two places)"),
-    (jsonl([GOOD[0], GOOD[0]]), "shots.jsonl record 2: shot 2: before.A4: A4 is already pocketed"),
+    (jsonl([GOOD[0], {**GOOD[0], "t0": 1.0, "t1": 2.0,
+                      "events": [{**e, "t": e["t"] + 1.0} for e in GOOD[0]["events"]]}]),
+     "shots.jsonl record 2: shot 2: before.A4: A4 is already pocketed"),
+    (jsonl([GOOD[0], GOOD[0]]), "shots.jsonl line 2: t0: the shot starts at 0 s, before the previous one ended (1 s): "
+                                "shot times must not go back"),
+    (jsonl(_bad(0, lambda r: r["before"].update(A4=[1e300, 0]))),
+     "shots.jsonl record 1: shot 1: before.A4: (1e+300, 0) mm is off the novuss surface (at most "),
+    (jsonl(_bad(0, lambda r: r["after"].update(B2=[99999, 0]))),
+     "shots.jsonl record 1: shot 1: after.B2: (99999, 0) mm is off the novuss surface (at most "),
     (jsonl(_bad(0, lambda r: r["events"].reverse())), "shots.jsonl line 1: events[1].t: is out of order (0.1 comes after 0.5)"),
     (jsonl(GOOD)[:-20] + "\n", "shots.jsonl line 2: malformed JSON"),
     (jsonl(_bad(1, lambda r: r.update(game="cvrnkana"))), "shots.jsonl line 2: game: is 'cvrnkana' but this is a novuss match"),
