@@ -82,4 +82,7 @@ def _factory(text: str, fps, size, camera) -> FrameSource | Callable[[], FrameSo
         return ImageFolderSource(path, fps=fps)
     if path.is_file():
         return VideoFileSource(path, fps=fps)
+    if path.exists():  # a named pipe, a socket, a device node: nothing a frame source reads
+        raise SourceError(f"source {text!r}: is not a video file or a folder of images (a named pipe or a device); "
+                          f"record to a file, or serve it as a stream (http://, rtsp://)")
     raise SourceError(f"source {text!r}: no such file or folder, and not a camera (expected {SOURCE_HELP})")

@@ -353,6 +353,17 @@ def test_nonsense_specs_get_one_line_errors(spec, message):
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_named_pipe_is_not_taken_for_a_missing_file(tmp_path):
+    import os
+
+    fifo = tmp_path / "frames.pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(SourceError) as err:
+        open_source(str(fifo))
+    assert str(err.value) == (f"source {str(fifo)!r}: is not a video file or a folder of images (a named pipe or a "
+                              f"device); record to a file, or serve it as a stream (http://, rtsp://)")
+
+
 def test_specs_pick_the_right_source(tmp_path):
     path = tmp_path / "v.mp4"
     write_mp4(path, n=2)
