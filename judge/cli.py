@@ -4,6 +4,7 @@ starts without loading OpenCV or torch."""
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import pkgutil
 import sys
@@ -27,6 +28,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: a file or folder the system will not let us read or write: the user's to fix (space, permissions, path)
+_DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOENT, errno.EDQUOT,
+                          errno.EISDIR, errno.ENOTDIR, errno.EEXIST, errno.ENAMETOOLONG})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -37,12 +43,43 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - only our own errors are turned into one line
+    except OSError as exc:
+        if exc.errno not in _DISK_ERRNOS:
+            return _internal_error(args.command, exc)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"shotjudge {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - our own errors are one line; anything else is a bug, reported as one
         if not is_user_error(exc):
-            raise
+            return _internal_error(args.command, exc)
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"shotjudge {args.command}: error: {message}", file=sys.stderr)
         return 2
+
+
+def _internal_error(command: str, exc: BaseException) -> int:
+    """A bug of ours: one line saying so and where the full trace was written (``SHOTJUDGE_TRACEBACK=1``
+    lets it through instead, for a developer)."""
+    import os
+    import tempfile
+    import time
+    import traceback
+
+    if os.environ.get("SHOTJUDGE_TRACEBACK") == "1":
+        raise exc
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, path = tempfile.mkstemp(prefix=time.strftime("shotjudge-crash-%Y%m%d-%H%M%S-"), suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"shotjudge {command}: {' '.join(sys.argv)}\n\n{text}")
+        kept = f"the full trace is in {path}"
+    except OSError:
+        kept = "the trace could not be written to a file"
+        sys.stderr.write(text)
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    print(f"shotjudge {command}: internal error: {type(exc).__name__}: {first} ({kept}; please report it)",
+          file=sys.stderr)
+    return 70  # EX_SOFTWARE
 
 
 if __name__ == "__main__":

@@ -48,3 +48,39 @@ def test_a_ruleset_unknown_or_of_another_game_is_one_line(game, ruleset, message
     records.write_text(json.dumps([]))
     assert cli.main(["referee", "--game", game, "--ruleset", ruleset, str(records)]) == 2
     assert capsys.readouterr().err.strip() == f"shotjudge referee: error: {message}"
+
+
+def test_a_disk_that_refuses_a_write_is_one_line(monkeypatch, capsys, tmp_path):
+    import errno
+
+    import judge.cmd_referee
+
+    def full(args):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out.json"))
+
+    monkeypatch.setattr(judge.cmd_referee, "run", full)
+    assert cli.main(["referee", "--game", "novuss", "x.json"]) == 2
+    assert capsys.readouterr().err == f"shotjudge referee: error: {tmp_path / 'out.json'}: No space left on device\n"
+
+
+def test_an_internal_bug_is_one_line_and_its_trace_is_kept_in_a_file(monkeypatch, capsys, tmp_path):
+    import judge.cmd_referee
+
+    def bug(args):
+        return {}["no such key"]
+
+    monkeypatch.setattr(judge.cmd_referee, "run", bug)
+    monkeypatch.delenv("SHOTJUDGE_TRACEBACK", raising=False)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR is read again
+    assert cli.main(["referee", "--game", "novuss", "x.json"]) == 70
+    err = capsys.readouterr().err
+    crash = sorted(tmp_path.glob("shotjudge-crash-*.txt"))
+    assert len(crash) == 1 and err.count("\n") == 1
+    assert err == (f"shotjudge referee: internal error: KeyError: 'no such key' (the full trace is in {crash[0]}; "
+                   f"please report it)\n")
+    assert "Traceback (most recent call last)" in crash[0].read_text() and "KeyError" in crash[0].read_text()
+    monkeypatch.setenv("SHOTJUDGE_TRACEBACK", "1")  # a developer wants the trace itself
+    with pytest.raises(KeyError):
+        cli.main(["referee", "--game", "novuss", "x.json"])
