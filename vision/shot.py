@@ -109,11 +109,45 @@ class ShotAssembler:
         unseen.update({p: {"code": "pit_unseen", "piece": p, "t": round(float(m.t[-1]), 6),
                            "reason": "went under the hand and was not seen again: taken to be in the pit"}
                        for p, m in motions.items() if p in gone and m.track.pit_unseen})
-        if unseen:
-            meta["review"] = [unseen[p] for p in sorted(unseen)]
+        review = [unseen[p] for p in sorted(unseen)] + self._corner_review(events, motions)
+        if review:
+            meta["review"] = review
         shot = Shot(self.game, t0, t1, _rounded(before), _rounded(after), tuple(_in_shot(e, t0, t1) for e in events),
                     player or None, meta=meta, where="vision shot")
         return VisionShot(shot, motions)
+
+    def _corner_review(self, events: list[Event], motions: Mapping[str, Motion], ahead_s: float = 0.25,
+                       step_s: float = 0.002) -> list[dict]:
+        """A piece that left the board beside a pocket, where the camera cannot tell a drop into it from a
+        jump over the cushion next to it (Novuss: a pawn in the pocket is pocketed, one over the cushion is
+        off the board, and the calls differ): its straight path from where it was last seen, run ahead
+        ``ahead_s``. Called off, it passes within a piece's radius of a pocket's mouth; called pocketed
+        (never seen over the mouth), its centre crosses a cushion line first. Either way the referee is
+        asked. Seen over the mouth, it dropped: no doubt."""
+        s = self.surface
+        if not s.pockets or not s.walls:
+            return []
+        out = []
+        for e in events:
+            if e.kind not in (Kind.POCKET, Kind.OFF) or e.piece not in motions:
+                continue
+            m = motions[e.piece]
+            if e.kind == Kind.POCKET and any(s.pocket_at((float(x), float(y))) for x, y in m.xy[-3:]):
+                continue
+            t = float(m.t[-1])
+            xy, v = np.asarray(m.xy[-1], float), np.asarray(m.fits[-1].vel(t), float)
+            path = [tuple(float(c) for c in xy + v * k * step_s) for k in range(int(ahead_s / step_s) + 1)]
+            over = next((i for i, q in enumerate(path) if s.outside_side(q, 0.0)), len(path))
+            if e.kind == Kind.OFF:
+                near = next((s.pocket_at(q, m.radius) for q in path[:over + 1] if s.pocket_at(q, m.radius)), None)
+            else:
+                mouth = next((i for i, q in enumerate(path) if s.pocket_at(q)), len(path))
+                near = e.pocket if over < mouth else None
+            if near:
+                out.append({"code": "pocket_or_off", "piece": e.piece, "t": round(e.t, 6),
+                            "reason": f"left the board beside the {near} pocket: pocketed or over the cushion, "
+                                      f"the camera cannot tell"})
+        return out
 
     @staticmethod
     def _unseen(motions: Mapping[str, Motion], gone: set, before: Mapping) -> dict[str, dict]:
