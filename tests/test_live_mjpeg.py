@@ -181,7 +181,9 @@ def test_live_from_a_real_mjpeg_stream_calls_as_at_exact_times_or_flags_the_shot
     out = proc.stdout + proc.stderr
     # the judge probes the stream, sets up, then connects again: it gets every send from then on to the end
     sends = [i for i, _ in schedule.sends]
-    assert [i for i, _ in sent] == sends[len(sends) - len(sent):] and len(sent) >= len(sends) - 2 * FPS, out[-3000:]
+    # (on a loaded machine the setting up takes seconds: what matters is that it connected before the first stroke)
+    assert [i for i, _ in sent] == sends[len(sends) - len(sent):], out[-3000:]
+    assert sent and sent[0][0] < exact[0]["record"]["t0"] * FPS, f"connected after the first stroke: {sent[:1]}"
     # the stream ends when the server closes; the one reopen is refused: the command ends with one line
     assert proc.returncode == 2, out[-3000:]
     assert re.search(r"stopped delivering frames and could not be reopened after 1 attempts", proc.stderr), out[-3000:]
