@@ -3,7 +3,7 @@ and drop-outs), occluder outlines, and the comparisons (records vs truth) the ac
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -82,6 +82,12 @@ def oracle_detections(frame, noise_mm: float, rng: np.random.Generator, miss_rat
                                frame.t_s))
     order = rng.permutation(len(items))
     return Detections(frame.index, frame.t_s, tuple(items[i] for i in order) + occ)
+
+
+def restamp(dets: Detections, frame: int, t_s: float) -> Detections:
+    """``dets`` as frame ``frame`` reported at ``t_s`` (the frame's and every sighting's time): what a stream
+    whose clock is off (jitter, a repeated frame under a new time) hands vision (``bench.clocks``)."""
+    return Detections(frame, t_s, tuple(replace(d, frame=frame, t_s=t_s) for d in dets.items))
 
 
 @dataclass

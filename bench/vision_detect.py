@@ -34,18 +34,21 @@ CAMERAS = {
 
 
 def setup(profile, clip, fps: float, seed: int, camera: str = "straight", blur_samples: int = 4, width: int = 1280,
-          height: int = 720, colours: str = "layout"):
+          height: int = 720, colours: str = "layout", settings=None, renderer_factory=None):
     """(renderer, detector) for a clip: the detector learns the empty board; its piece colours are the
     profile's nominal ones (``colours="appearance"``, refined online from confident detections) or, in
-    addition, measured where each class first lies still on view (``"layout"``)."""
+    addition, measured where each class first lies still on view (``"layout"``). ``settings``: the look to
+    film with (a ``RenderSettings``, e.g. a stratum of ``bench/strata.py``) instead of the standard one of
+    ``seed``, ``camera`` and ``blur_samples``. ``renderer_factory(camera, profile, settings)``: another
+    renderer to film with (a second, independent one for evaluation) instead of ``sim.render.Renderer``."""
     from calibration.plane import PlaneMap
     from sim.render import Renderer
     from sim.render_settings import RenderSettings, make_camera
     from vision.detect_classical import ClassicalDetector
 
-    st = RenderSettings(seed=seed, blur_samples=blur_samples, **CAMERAS[camera])
+    st = settings if settings is not None else RenderSettings(seed=seed, blur_samples=blur_samples, **CAMERAS[camera])
     cam = make_camera(profile, width, height, st)
-    renderer = Renderer(cam, profile, st)
+    renderer = (renderer_factory or Renderer)(cam, profile, st)
     plane = PlaneMap((cam.width, cam.height), cam.K, np.array(cam.dist), np.linalg.inv(cam.board_to_undistorted()))
     det = ClassicalDetector(plane, profile)
     f0 = clip.frame(0, fps)

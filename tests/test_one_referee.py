@@ -115,11 +115,11 @@ def _live(demo, tmp_path):
 
 
 def _bench(demo):
-    """The accuracy bench's judge (``bench.accuracy._judge``: the referee step, vision told its hints, the
+    """The accuracy bench's judge (``bench.scoring._judge``: the referee step, vision told its hints, the
     simulator's truth to overrule a wrong call) on vision's shots from the same video."""
     import cv2
 
-    from bench import accuracy
+    from bench import scoring
     from hardware import open_source
     from judge.referee import Referee
     from judge.setup import check_calibration, make_vision
@@ -142,8 +142,8 @@ def _bench(demo):
         state, out = states[0], []
         for seen in seen_shots():
             if seen is not None:
-                i = accuracy._shot_index(truths)(seen.shot.to_dict())
-                state, _, step = accuracy._judge(referee, state, seen.shot, vision, states, demo.truth, i)
+                i = scoring._shot_index(truths)(seen.shot.to_dict())
+                state, _, step = scoring._judge(referee, state, seen.shot, vision, states, demo.truth, i)
                 out.append(step.ruling.to_dict() if step is not None and step.ruling is not None else None)
     return out
 

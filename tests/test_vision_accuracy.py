@@ -6,17 +6,17 @@ import pytest
 
 @pytest.fixture(scope="module")
 def table():
-    from bench import accuracy
+    from bench import scoring
     from calibration import default_profile
     profiles = {g: default_profile(g) for g in ("novuss", "cvrnkana")}
-    built = [(group, game, seed, builder(profiles[game], seed)) for group, game, _, seed, builder in accuracy.clips(True, 8)]
+    built = [(group, game, seed, builder(profiles[game], seed)) for group, game, _, seed, builder in scoring.clips(True, 8)]
     out = {}
     for fps in (60, 30):
         per = {}
         for group, game, seed, ep in built:
-            st = per.setdefault(group, accuracy.new_stats())
-            accuracy.run_clip(profiles[game], ep, fps, "oracle", seed, st)
-        out[fps] = {g: (accuracy.summary(st), st) for g, st in per.items()}
+            st = per.setdefault(group, scoring.new_stats())
+            scoring.run_clip(profiles[game], ep, fps, "oracle", seed, st)
+        out[fps] = {g: (scoring.summary(st), st) for g, st in per.items()}
     return out
 
 
@@ -89,19 +89,19 @@ def test_a_marble_rolling_in_from_an_unknown_place_takes_the_true_name_of_the_on
 
 
 def test_cvrnkana_game_every_shot_the_camera_saw_is_right_and_the_referee_enters_the_unseen_flicks():
-    from bench import accuracy
+    from bench import scoring
     from calibration import default_profile
     from sim import scenarios
     profile = default_profile("cvrnkana")
     ep = scenarios.SCENARIOS["cvrnkana"]["game"][0](profile, 1)
     clip = ep.clip()
-    unseen = [i + 1 for i, sh in enumerate(ep.shots) if accuracy._unseen(profile, sh.record, clip)]
+    unseen = [i + 1 for i, sh in enumerate(ep.shots) if scoring._unseen(profile, sh.record, clip)]
     assert unseen == [2, 10, 13, 15]  # opening flicks that stopped short of the view
-    camera, with_referee = accuracy.new_stats(), accuracy.new_stats()
-    accuracy.run_clip(profile, ep, 60, "oracle", 1, camera)
-    accuracy.run_clip(profile, ep, 60, "oracle", 1, with_referee, referee_unseen=True)
+    camera, with_referee = scoring.new_stats(), scoring.new_stats()
+    scoring.run_clip(profile, ep, 60, "oracle", 1, camera)
+    scoring.run_clip(profile, ep, 60, "oracle", 1, with_referee, referee_unseen=True)
     assert camera["ruling_notes"] == [f"game: shot {n} missed" for n in unseen]
-    s = accuracy.summary(with_referee)
+    s = scoring.summary(with_referee)
     assert (s["rulings_same"], s["rulings_n"], s["referee_entries"], s["rulings_wrong_silent"]) == (100.0, 36, 4, 0)
 
 
@@ -109,14 +109,14 @@ def test_cvrnkana_game_on_rendered_frames_classical_detector_30fps_every_ruling_
     """The whole game of seed 1 rendered (blur, noise, the flicking hand) at 30 fps through the classical
     detector: before the marble families kept their colour and the pipeline called marbles flicked into
     the pit under the hand, 3 of its 36 flicks were missed or refused (91.7 %)."""
-    from bench import accuracy
+    from bench import scoring
     from calibration import default_profile
     from sim import scenarios
     profile = default_profile("cvrnkana")
     ep = scenarios.SCENARIOS["cvrnkana"]["game"][0](profile, 1)
-    st = accuracy.new_stats()
-    accuracy.run_clip(profile, ep, 30, "classical", 1, st, referee_unseen=True)
-    s = accuracy.summary(st)
+    st = scoring.new_stats()
+    scoring.run_clip(profile, ep, 30, "classical", 1, st, referee_unseen=True)
+    s = scoring.summary(st)
     assert st["ruling_notes"] == []
     assert (s["rulings_same"], s["rulings_n"], s["referee_entries"], s["rulings_wrong_silent"]) == (100.0, 36, 4, 0)
     assert s["det_recall"] >= 99.0 and s["segmentation_errors"] == 0

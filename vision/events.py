@@ -102,6 +102,10 @@ class _Est:
     sigma: float
     how: str
     model: float = 0.0
+    #: how far a frame-time error carries into this estimate, per unit of the stamp scatter: the fitted
+    #: lines' error factor at the instant (an extrapolation over few or far frames carries it further;
+    #: 0 where no line used moves)
+    lev: float = 1.0
 
     @property
     def total(self) -> float:
@@ -167,12 +171,13 @@ class EventExtractor:
     def motions(self, tracks: Mapping[str, Track]) -> dict[str, Motion]:
         sigma = self.sigma_mm if self.sigma_mm is not None else estimate_sigma(tracks)
         arrays = {p: tr.arrays()[:2] for p, tr in tracks.items() if tr.observed()}
+        stamp = self._stamp_sigma_of([t for t, _ in arrays.values()])  # a moving line is not cut by its stamps
         decel = self.decel_mm_s2
         if decel is None:
-            rough = [split_track(t, xy, sigma) for t, xy in arrays.values()]
+            rough = [split_track(t, xy, sigma, stamp_s=stamp) for t, xy in arrays.values()]
             decel = estimate_decel(rough, list(arrays.values()), sigma)
         self.used_sigma_mm, self.used_decel_mm_s2 = sigma, decel
-        return {p: Motion(tracks[p], t, xy, split_track(t, xy, sigma, decel)) for p, (t, xy) in arrays.items()}
+        return {p: Motion(tracks[p], t, xy, split_track(t, xy, sigma, decel, stamp_s=stamp)) for p, (t, xy) in arrays.items()}
 
     # -- candidates ----------------------------------------------------------------------------------
     def _frame_dt(self, motions: Mapping[str, Motion]) -> float:
@@ -192,12 +197,16 @@ class EventExtractor:
                 dt = max(dt, float(m.t[i] - m.t[i - 1]))
         return dt
 
+    @classmethod
+    def _stamp_sigma(cls, motions: Mapping[str, Motion]) -> float:
+        return cls._stamp_sigma_of([m.t for m in motions.values()])
+
     @staticmethod
-    def _stamp_sigma(motions: Mapping[str, Motion]) -> float:
+    def _stamp_sigma_of(times) -> float:
         """How far the frame times scatter about a smooth clock (a live stream's jitter), from the second
         differences of the shot's frame times (a slow drift of the rate leaves them near zero; white stamp
         noise of sigma gives them sigma * sqrt(6)). Zero for exact times (a file, a folder)."""
-        ts = [m.t for m in motions.values() if len(m.t) > 3]
+        ts = [t for t in times if len(t) > 3]
         if not ts:
             return 0.0
         t = np.unique(np.concatenate(ts))
@@ -389,18 +398,18 @@ class EventExtractor:
             r_var = 2.0 * self.radius_sigma_mm ** 2
             t = _root(dist(bm, bq), lo, hi, first=True, sign=-1)
             if t is not None:
-                c.ests["approach"] = _Est(t, _pair_sigma(bm, bq, t, r_var), "approach")
+                c.ests["approach"] = _Est(t, _pair_sigma(bm, bq, t, r_var), "approach", lev=_lev(t, bm, bq))
             t = _root(dist(am, aq), lo, hi, first=False, sign=+1)
             if t is not None:
-                c.ests["departure"] = self._lagged(_Est(t, _pair_sigma(am, aq, t, r_var), "departure"), 2.0)
+                c.ests["departure"] = self._lagged(_Est(t, _pair_sigma(am, aq, t, r_var), "departure", lev=_lev(t, am, aq)), 2.0)
         else:
             axis, line = self.surface.cushion_lines(m.radius)[c.side]
             t = _root(lambda t: float(bm.pos(t)[axis]) - line, lo, hi, first=True, sign=0)
             if t is not None:
-                c.ests["approach"] = _Est(t, _line_sigma(bm, axis, t), "approach")
+                c.ests["approach"] = _Est(t, _line_sigma(bm, axis, t), "approach", lev=_lev(t, bm))
             t = _root(lambda t: float(am.pos(t)[axis]) - line, lo, hi, first=False, sign=0)
             if t is not None:
-                c.ests["departure"] = self._lagged(_Est(t, _line_sigma(am, axis, t), "departure"), 2.0)
+                c.ests["departure"] = self._lagged(_Est(t, _line_sigma(am, axis, t), "departure", lev=_lev(t, am)), 2.0)
         if kink_m is not None:
             c.ests[f"kink:{c.piece}"] = kink_m
         self._causal(c, motions)
@@ -440,7 +449,7 @@ class EventExtractor:
         """An estimate read from the outgoing motion lags the touch by up to ``k * contact_s`` (uniform):
         take the mean lag off and add its spread to the variance."""
         lag = k * self.contact_s
-        return _Est(e.t - lag / 2.0, e.sigma, e.how, lag / math.sqrt(12.0))
+        return _Est(e.t - lag / 2.0, e.sigma, e.how, lag / math.sqrt(12.0), e.lev)
 
     @staticmethod
     def _causal(c: _Cand, motions: Mapping[str, Motion]) -> None:
@@ -468,12 +477,14 @@ class EventExtractor:
             # a resting piece set off beside one that never moved (the bat struck away from a pawn it
             # lay against): an unmoved piece cannot have pushed it, so its launch is no contact
             return None
+        stamp = self._stamp_sigma(motions)
         if valid:
-            # weighted by the measurement errors; the lag model is common to the estimates, so its
+            # weighted by the measurement errors (a frame-time scatter carried in by each estimate's lines:
+            # approach and departure rest on different frames); the lag model is common to the estimates, so its
             # weighted mean is added after averaging; estimates that disagree beyond their errors
             # (chi2 > 1) widen the result: something the model does not describe happened here
             ts = np.array([e.t for e in valid.values()])
-            ss = np.array([max(e.sigma, 1e-6) for e in valid.values()])
+            ss = np.array([max(math.hypot(e.sigma, stamp * e.lev), 1e-6) for e in valid.values()])
             ms = np.array([e.model for e in valid.values()])
             w = 1.0 / ss ** 2
             t = float(np.sum(w * ts) / np.sum(w))
@@ -488,11 +499,11 @@ class EventExtractor:
         else:
             guesses = [e.t for e in c.ests.values()]
             t = float(np.clip(np.mean(guesses), lo, hi))
-            err = (hi - lo) / math.sqrt(12.0)
+            err = math.hypot((hi - lo) / math.sqrt(12.0), stamp)  # a stamp ``s`` off moves the guess by about ``s``
             confidence = 0.5
-        # irregular frames widen it: the interval in force at the event (longer across dropped frames)
-        # and the scatter of the frame times themselves (a stamp ``s`` off moves the event by about ``s``)
-        err = math.sqrt(err ** 2 + self.t_err_floor_s ** 2 + self._stamp_sigma(motions) ** 2
+        # irregular frames widen it: the interval in force at the event (longer across dropped frames); the
+        # scatter of the frame times is in each estimate's error above, as far as its lines carry it (``lev``)
+        err = math.sqrt(err ** 2 + self.t_err_floor_s ** 2
                         + (self.frame_model * self._frame_dt_at(motions, c.members(), t)) ** 2)
         evidence = tuple(int(x) for p in c.members() for x in _frames_near(motions[p], t))
         how = ",".join(sorted(valid)) or "fallback"
@@ -581,6 +592,14 @@ def _pair_sigma(f: Fit, g: Fit, t: float, extra_var_mm2: float = 0.0) -> float:
     return math.sqrt(var) / max(closing, 1.0)
 
 
+def _lev(t: float, *fits: Fit) -> float:
+    """How far a frame-time error carries into an instant solved from ``fits`` at ``t``: a frame stamped
+    ``e`` off puts a moving piece ``speed * e`` off along its line, which the fit spreads as it spreads a
+    position error, so the instant moves by ``e`` times the fit's error factor there (its position
+    variance over one sighting's). The largest of the moving lines; 0 if none moves."""
+    return max((math.sqrt(max(f.pos_var(t), 0.0)) / f.sigma_mm for f in fits if not f.rest and f.sigma_mm > 0), default=0.0)
+
+
 def _line_sigma(f: Fit, axis: int, t: float) -> float:
     return math.sqrt(f.pos_var(t)) / max(abs(float(f.vel(t)[axis])), 1.0)
 
@@ -601,4 +620,4 @@ def _kink(before: Fit, after: Fit, lo: float, hi: float) -> _Est | None:
     if gap > 4.0 * math.sqrt(var) + 1.0:
         return None  # the two stretches do not meet: more happened here than one event
     dv = float(np.hypot(*(before.vel(t) - after.vel(t))))
-    return _Est(t, math.sqrt(var) / max(dv, 1.0), "kink")
+    return _Est(t, math.sqrt(var) / max(dv, 1.0), "kink", lev=_lev(t, before, after))

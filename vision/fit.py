@@ -130,6 +130,11 @@ def with_residuals(f: Fit, t: np.ndarray, xy: np.ndarray, idx: np.ndarray, prior
     return replace(f, sigma_mm=max(f.sigma_mm, math.sqrt(var)))
 
 
+def _speed(t, xy, i0, i1, sigma, decel) -> float:
+    """The speed of the fit over observations ``[i0, i1)`` (0 for a single one)."""
+    return fit_stretch(t, xy, i0, i1, sigma, decel).speed if i1 - i0 >= 2 else 0.0
+
+
 def _ssr(t, xy, i0, i1, sigma, decel):
     if i1 - i0 <= 2:
         return 0.0
@@ -138,7 +143,7 @@ def _ssr(t, xy, i0, i1, sigma, decel):
 
 
 def split_track(t: np.ndarray, xy: np.ndarray, sigma_mm: float, decel_mm_s2: float = 0.0, k_sigma: float = 4.5,
-                slack: float = 0.03) -> list[Fit]:
+                slack: float = 0.03, stamp_s: float = 0.0) -> list[Fit]:
     """Split observations into stretches of smooth motion and fit each.
 
     A stretch grows while the next observation agrees with its extrapolation (within ``k_sigma`` of the
@@ -146,7 +151,11 @@ def split_track(t: np.ndarray, xy: np.ndarray, sigma_mm: float, decel_mm_s2: flo
     A lone disagreeing observation followed by agreeing ones is an outlier and is dropped. Each boundary
     is then moved by a frame either way if that fits better. Runs of observations that surely agree are
     passed at once (``_rest_run``, ``_moving_run``): the same stretches as fitting every step, found in a
-    fraction of the time (a replay splits every track of every shot twice).
+    fraction of the time (a replay splits every track of every shot twice). ``stamp_s``: how far the frame
+    times scatter (1 sigma, a live stream's jitter): a piece moving at ``speed`` is then seen up to
+    ``speed * stamp_s`` ahead of or behind its line's place at the stated time, which the tolerance along the
+    line takes in (not across it: a graze still cuts the line), so a fast
+    line is not cut into pieces by its frames' stamps.
     """
     n = len(t)
     if n == 0:
@@ -163,41 +172,57 @@ def split_track(t: np.ndarray, xy: np.ndarray, sigma_mm: float, decel_mm_s2: flo
             continue
         if at_rest is not None:  # pass a whole run of frames that surely agree at once (same stretches)
             run = _rest_run(t, xy, idx, e, sigma_mm, k_sigma) if at_rest else \
-                _moving_run(t, xy, idx, e, sigma_mm, decel_mm_s2, k_sigma, slack)
+                _moving_run(t, xy, idx, e, sigma_mm, decel_mm_s2, k_sigma, slack, stamp_s=stamp_s)
             at_rest = None
             if run:
                 e += run
                 continue
         f = _fit_idx(t, xy, idx, sigma_mm, decel_mm_s2)
         at_rest = f.rest
-        if _agrees(f, t[e], xy[e], sigma_mm, k_sigma, slack):
+        if _agrees(f, t[e], xy[e], sigma_mm, k_sigma, slack, stamp_s):
             e += 1
             continue
-        if e + 1 < n and len(idx) >= 3 and _agrees(f, t[e + 1], xy[e + 1], sigma_mm, k_sigma, slack):
+        if e + 1 < n and len(idx) >= 3 and _agrees(f, t[e + 1], xy[e + 1], sigma_mm, k_sigma, slack, stamp_s):
             keep[e] = False  # a glitch, not a change of motion
             e += 1
             continue
         if len(idx) == 2 and idx[0] == s and len(bounds) >= 2 and \
-                _straddles(t, xy, keep, bounds[-2], s, e, sigma_mm, decel_mm_s2, k_sigma, slack):
+                _straddles(t, xy, keep, bounds[-2], s, e, sigma_mm, decel_mm_s2, k_sigma, slack, stamp_s):
             keep[s] = False  # the frame exposed while the piece set off: on neither the rest nor the line
             e += 1
             continue
         bounds.append(e)
         s, e = e, e + 1
     bounds.append(n)
-    bounds = _refine(t, xy, bounds, sigma_mm, decel_mm_s2)
+    bounds = _refine(t, xy, bounds, sigma_mm, decel_mm_s2, stamp_s)
     fits = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         idx = np.flatnonzero(keep[a:b]) + a
         if len(idx) == 0:
             idx = np.arange(a, b)
-        f = _fit_idx(t, xy, idx, sigma_mm, decel_mm_s2)
+        f = _settled(_fit_idx(t, xy, idx, sigma_mm, decel_mm_s2), t[idx], xy[idx], sigma_mm)
         f = with_residuals(f, t[idx], xy[idx], np.arange(len(idx)))
         fits.append(Fit(f.t_ref, f.p, f.v, f.a, f.cov, f.sigma_mm, float(t[a]), float(t[b - 1]), a, b, f.rest))
     return fits
 
 
-def _straddles(t, xy, keep, r0: int, s: int, e: int, sigma, decel, k: float, slack: float) -> bool:
+def _settled(f: Fit, ts: np.ndarray, ps: np.ndarray, sigma: float, rest_speed_mm_s: float = 15.0, min_n: int = 8,
+             scatter: float = 1.5) -> Fit:
+    """A long stretch that ``fit_stretch`` calls a motion only because its span (the noise's extremes,
+    which grow with the number of frames) passed ``6 sigma + 1`` is a rest: its straight line slower than
+    a rest and its sightings within ``scatter`` sigma (RMS per coordinate) of their mean. A piece nudged
+    or creeping a few mm lies farther from its mean and stays a motion."""
+    n = len(ts)
+    if f.rest or n < min_n or _slope_speed(ts - ts[-1], ps) >= rest_speed_mm_s:
+        return f
+    mean = ps.mean(axis=0)
+    if math.sqrt(float(np.mean((ps - mean) ** 2))) > scatter * sigma:
+        return f
+    return Fit(f.t_ref, mean, np.zeros(2), np.zeros(2), np.diag([1.0 / n, 0.0, 0.0]), sigma, f.t_first, f.t_last,
+               f.i0, f.i1, rest=True)
+
+
+def _straddles(t, xy, keep, r0: int, s: int, e: int, sigma, decel, k: float, slack: float, stamp_s: float = 0.0) -> bool:
     """Whether observation ``s``, the first after a rest ``[r0, s)``, is a blend of the rest and the
     motion that follows (its exposure began before the piece set off): the line through ``s+1`` and
     ``e`` runs on to ``e+1``, and ``s`` lies on that line's path between the resting place and it."""
@@ -207,7 +232,7 @@ def _straddles(t, xy, keep, r0: int, s: int, e: int, sigma, decel, k: float, sla
     if len(rest_idx) < 2 or not _fit_idx(t, xy, rest_idx, sigma, decel).rest:
         return False
     line = _fit_idx(t, xy, np.array([s + 1, e]), sigma, decel)
-    if not _agrees(line, t[e + 1], xy[e + 1], sigma, k, slack):
+    if not _agrees(line, t[e + 1], xy[e + 1], sigma, k, slack, stamp_s):
         return False
     d = line.vel(t[s + 1])
     d = d / max(float(np.hypot(*d)), 1e-9)
@@ -250,7 +275,7 @@ def _rest_run(t, xy, idx, e, sigma, k, rest_speed_mm_s: float = 15.0, margin_mm:
 
 
 def _moving_run(t, xy, idx, e, sigma, decel, k, slack, max_steps: int = 48, rest_speed_mm_s: float = 15.0,
-                decel_sigma_mm_s2: float = 500.0, margin_mm: float = 1e-6) -> int:
+                decel_sigma_mm_s2: float = 500.0, margin_mm: float = 1e-6, stamp_s: float = 0.0) -> int:
     """Like ``_rest_run``, for steps whose fit is a motion (``fit_stretch``'s quadratic with the friction
     prior): the fits of up to ``max_steps`` steps at once, as batched normal equations in a centred,
     scaled time basis per step (the prediction, its variance and the speed do not depend on the basis).
@@ -314,34 +339,61 @@ def _moving_run(t, xy, idx, e, sigma, decel, k, slack, max_steps: int = 48, rest
     var = (g * ag).sum(1)
     sr = (t_ref - centre) / half
     vel = (coef[:, 1] + 2.0 * coef[:, 2] * sr[:, None]) / half[:, None]
-    tol = k * np.sqrt(sigma ** 2 + var * sigma ** 2) \
-        + slack * np.hypot(vel[:, 0], vel[:, 1]) * np.maximum(t_test - t_ref, 0.0)  # as _agrees
-    off = pp[m] - pred
-    sure = np.hypot(off[:, 0], off[:, 1]) < tol - margin_mm
+    speed = np.hypot(vel[:, 0], vel[:, 1])
+    drift = slack * speed * np.maximum(t_test - t_ref, 0.0)
+    across = k * np.sqrt(sigma ** 2 + var * sigma ** 2) + drift  # as _agrees
+    along = k * np.sqrt(sigma ** 2 + var * sigma ** 2 + (speed * stamp_s) ** 2) + drift
+    sure = _off_line(pp[m] - pred, vel, across, along) < across - margin_mm
     return len(sure) if sure.all() else int(np.argmin(sure))
+
+
+def _off_line(off: np.ndarray, vel: np.ndarray, across, along):
+    """How far an observation lies off its prediction, in the units of the tolerance ``across`` the line:
+    the component along the motion scaled by ``across / along``. A frame stamped off puts a moving piece
+    ahead of or behind its place, never beside it, so only the along-track tolerance takes the stamp
+    scatter in; a graze that turns a line by a little still shows across it."""
+    off, vel = np.asarray(off, float), np.asarray(vel, float)
+    norm = np.hypot(vel[..., 0], vel[..., 1])
+    moving = norm > 1e-9
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = np.where(moving[..., None], vel / np.where(moving, norm, 1.0)[..., None], 0.0)
+        ratio = np.where(np.asarray(along) > 0, np.asarray(across) / np.asarray(along), 1.0)
+    a = (off * u).sum(-1)
+    c = off[..., 0] * u[..., 1] - off[..., 1] * u[..., 0]
+    return np.where(moving, np.hypot(a * ratio, c), np.hypot(off[..., 0], off[..., 1]))  # at rest: no direction
 
 
 def _fit_idx(t, xy, idx, sigma, decel) -> Fit:
     return fit_stretch(t[idx], xy[idx], 0, len(idx), sigma, decel)
 
 
-def _agrees(f: Fit, t: float, z: np.ndarray, sigma: float, k: float, slack: float) -> bool:
-    tol = k * math.sqrt(sigma ** 2 + f.pos_var(t)) + slack * f.speed * max(t - f.t_last, 0.0)
-    return float(np.hypot(*(z - f.pos(t)))) <= tol
+def _agrees(f: Fit, t: float, z: np.ndarray, sigma: float, k: float, slack: float, stamp_s: float = 0.0) -> bool:
+    drift = slack * f.speed * max(t - f.t_last, 0.0)
+    across = k * math.sqrt(sigma ** 2 + f.pos_var(t)) + drift
+    if stamp_s <= 0.0:
+        return float(np.hypot(*(z - f.pos(t)))) <= across
+    along = k * math.sqrt(sigma ** 2 + f.pos_var(t) + (f.speed * stamp_s) ** 2) + drift
+    return float(_off_line(z - f.pos(t), f.vel(t), across, along)) <= across
 
 
-def _refine(t, xy, bounds: list[int], sigma, decel) -> list[int]:
-    """Move each boundary by one observation where that fits clearly better (by 9 sigma^2)."""
+def _refine(t, xy, bounds: list[int], sigma, decel, stamp_s: float = 0.0) -> list[int]:
+    """Move each boundary by one observation where that fits clearly better (by 9 sigma^2; with scattered
+    frame times, 9 times the scatter they give the faster of the two stretches: ``(speed * stamp_s)^2``
+    more, or a fast line's stamps would pull the frame a piece set off in onto its rest)."""
     out = list(bounds)
     for k in range(1, len(out) - 1):
         def cost(cand):
             return _ssr(t, xy, out[k - 1], cand, sigma, decel) + _ssr(t, xy, cand, out[k + 1], sigma, decel)
+        var = sigma ** 2
+        if stamp_s > 0:
+            speed = max(_speed(t, xy, out[k - 1], out[k], sigma, decel), _speed(t, xy, out[k], out[k + 1], sigma, decel))
+            var += (speed * stamp_s) ** 2
         best, best_cost = out[k], cost(out[k])
         for cand in (out[k] - 1, out[k] + 1):
             if cand - out[k - 1] < 2 or out[k + 1] - cand < 2:
                 continue
             c = cost(cand)
-            if c < best_cost - 9.0 * sigma ** 2:
+            if c < best_cost - 9.0 * var:
                 best, best_cost = cand, c
         out[k] = best
     return out

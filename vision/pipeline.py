@@ -188,8 +188,10 @@ class Pipeline:
         self.last_named = named
         if self.segmenter.state == "idle":
             for tr in self.tracker.just_left:
-                if tr.left == "pit":  # a marble went in (under the hand, or between two frames): a shot
-                    self.segmenter.open(tr.piece, tr.left_t_s, tr.left_frame)
+                if self._pending is not None and tr.left_t_s is not None and tr.left_t_s <= self._pending.t1_s:
+                    continue  # it left in the shot that waits for the tracker to say where it went: that shot's
+                if tr.left == "pit" or self._set_off_unseen(tr):  # a marble went in (under the hand, or
+                    self.segmenter.open(tr.piece, tr.left_t_s, tr.left_frame)  # between two frames): a shot
         window = self.segmenter.update(named, hold=bool(self.tracker.rolling_unseen())) or self._pending
         self._pending = None
         if window is not None and self.tracker.missing():
@@ -203,6 +205,16 @@ class Pipeline:
         self.shots.append(seen)
         self.tracker.end_shot(dets.t_s - self.segmenter.still_s)
         return seen
+
+    def _set_off_unseen(self, tr) -> bool:
+        """Where any touch of a piece is a shot (Cvrnkaná), a piece last seen already off its rest and then
+        gone under the hand was flicked (into the pit, between two frames): the frame that would have shown
+        it moving ``move_mm`` (the segmenter's start) fell just before or after, as a frame's time may. The
+        shot it starts ends as any other, and the record asks the referee (the piece is unseen)."""
+        if self.spec.unexplained_launch != "touch" or tr.left not in ("pickup", "lost"):
+            return False
+        seen = tr.observed()
+        return bool(seen) and self.segmenter.off_rest(tr.piece, seen[-1].centre_mm)
 
     def _field_only(self, dets: Detections) -> Detections:
         """What lies in the pit has left the field: a marble whose centre is over it has fallen in, and

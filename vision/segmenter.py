@@ -33,6 +33,9 @@ class ShotWindow:
     after: Mapping[str, tuple[float, float]]  # resting positions at the end
     starter: str  # the piece whose motion started the shot
     timed_out: bool = False
+    #: spans with frames missing (lost, or a stalled stream): consecutive frame times of the shot more than
+    #: ``ShotSegmenter.gap_frames`` typical intervals apart; what happened inside one was not seen
+    gaps: tuple[tuple[float, float], ...] = ()
 
 
 class ShotSegmenter:
@@ -40,13 +43,15 @@ class ShotSegmenter:
 
     def __init__(self, game: str, move_mm: float = 4.0, still_mm: float = 1.5, still_s: float = 0.3,
                  hand_margin_mm: float = 30.0, max_shot_s: float = 30.0, rest_frames: int = 8,
-                 surface: Surface | None = None, entry_frames: int = 4, edge_mm: float = 40.0):
+                 surface: Surface | None = None, entry_frames: int = 4, edge_mm: float = 40.0, gap_frames: float = 2.5):
         self.game = game
         self.spec = game_class(game)  # the game's flags (class-level: no geometry needed)
         self.surface = surface
         self.entry_frames, self.edge_mm = entry_frames, edge_mm
         self.move_mm, self.still_mm, self.still_s = move_mm, still_mm, still_s
         self.hand_margin_mm, self.max_shot_s, self.rest_frames = hand_margin_mm, max_shot_s, rest_frames
+        self.gap_frames = gap_frames
+        self._clock: deque = deque(maxlen=8192)  # the times of the frames seen lately (every state)
         self.state = "idle"
         self._rest: dict[str, tuple[float, float]] = {}
         self._recent: dict[str, deque] = {}
@@ -72,6 +77,7 @@ class ShotSegmenter:
         """``hold``: a piece out of sight may still be rolling (the tracker says so): the shot goes on."""
         seen = {d.piece: d for d in dets.pieces() if d.piece}
         now = (dets.t_s, dets.frame)
+        self._clock.append(dets.t_s)
         self._hist.append((dets.t_s, {p: d.centre_mm for p, d in seen.items()}, dets if dets.occluders() else None))
         # keep the newest frame at or before the window's start: the window then spans at least
         # ``still_s`` whatever the frame times (jittered, dropped, drifting), not only at index/fps
@@ -106,7 +112,8 @@ class ShotSegmenter:
                 self._recent = {p: deque([xy], maxlen=self.rest_frames) for p, xy in after.items()}
                 self._settled = set(after) if still else set()
                 self._fresh.clear()
-                out = ShotWindow(t_s0, dets.t_s, f0, dets.frame, before, after, starter, timed_out=not still)
+                out = ShotWindow(t_s0, dets.t_s, f0, dets.frame, before, after, starter, timed_out=not still,
+                                 gaps=self.gaps(t_s0, dets.t_s))
                 self._rest = dict(after)
                 self.state = "idle"
         self._last_frame = now
@@ -141,6 +148,12 @@ class ShotSegmenter:
             self._start = (t_s, frame, dict(self._rest), starter)
             self.state = "moving"
 
+    def off_rest(self, piece: str, xy, share: float = 0.5) -> bool:
+        """Whether ``xy`` lies off ``piece``'s resting place by more than ``share`` of ``move_mm`` (and at least
+        ``still_mm``): the piece had begun to move."""
+        rest = self._rest.get(piece)
+        return rest is not None and math.dist(rest, xy) > max(share * self.move_mm, self.still_mm)
+
     def flush(self, t_s: float | None = None) -> ShotWindow | None:
         """End a shot in progress now (the stream stopped)."""
         if self.state != "moving" or self._last_frame is None:
@@ -149,7 +162,19 @@ class ShotSegmenter:
         t1, f1 = self._last_frame
         after = {p: _mean(q) for p, q in self._recent.items() if q}
         self.state = "idle"
-        return ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True)
+        return ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True,
+                          gaps=self.gaps(t_s0, t1))
+
+    def gaps(self, t0_s: float, t1_s: float) -> tuple[tuple[float, float], ...]:
+        """The spans between ``t0_s`` and ``t1_s`` where frames are missing (see ``ShotWindow.gaps``): two
+        frames seen one after the other more than ``gap_frames`` typical intervals (the median lately) apart."""
+        ts = list(self._clock)
+        steps = sorted(b - a for a, b in zip(ts, ts[1:]) if b > a)
+        if not steps:
+            return ()
+        typical = steps[len(steps) // 2]
+        return tuple((a, b) for a, b in zip(ts, ts[1:])
+                     if b - a > self.gap_frames * typical and b >= t0_s - 1e-9 and a <= t1_s + 1e-9)
 
     def _hand_near(self, points) -> bool:
         """A hand over any of ``points`` in the recent frames: whatever moved there was moved by hand."""
@@ -169,7 +194,10 @@ class ShotSegmenter:
             if p not in self._fresh:
                 self._fresh[p] = (now, d.centre_mm)
                 continue
-            t1, xy1 = self._fresh.pop(p)
+            t1, xy1 = self._fresh[p]
+            if d.centre_mm == xy1:  # the very same sighting again (a stream repeating its picture): no motion seen yet
+                continue
+            del self._fresh[p]
             if self.surface is None or now <= t1:
                 out.append(p)
                 continue

@@ -7,7 +7,9 @@ piece that set off without being hit was touched (Cvrnkaná rule 7d) or moved by
 (Novuss, ``external``), as the game's ``unexplained_launch`` says), the motions the events were solved
 from, and the review items. A piece whose track ended with no departure event (lost from sight, taken
 by a hand) never silently disappears: it stays in ``after`` at its last reliable place and the shot
-carries a review item (``meta.review``) for the judge to show.
+carries a review item (``meta.review``) for the judge to show; so does, in Novuss, a piece that set off
+with no contact seen (``external``: the rules have no call for it, and it is most often a contact lost in
+a burst of dropped frames).
 """
 from __future__ import annotations
 
@@ -63,7 +65,8 @@ class ShotAssembler:
         launches = self._launches(motions)
         t0 = launches.get(window.starter, (window.t0_s, 0.0))[0]
         t0 = min(t0, window.t0_s + 1.0) if window.starter in launches else window.t0_s
-        events += self._unexplained(launches, events, window, motions)
+        unexplained = self._unexplained(launches, events, window, motions)
+        events += unexplained
         if not self.spec.sees_whole_field:  # rolled out of the camera's view: on the field, place unknown
             events += [Event(float(m.t[-1]), Kind.OFF, piece=p, side=m.track.left_where, confidence=0.9,
                              note="left the camera's view") for p, m in motions.items() if m.track.left == "view"]
@@ -109,12 +112,51 @@ class ShotAssembler:
         unseen.update({p: {"code": "pit_unseen", "piece": p, "t": round(float(m.t[-1]), 6),
                            "reason": "went under the hand and was not seen again: taken to be in the pit"}
                        for p, m in motions.items() if p in gone and m.track.pit_unseen})
-        review = [unseen[p] for p in sorted(unseen)] + self._corner_review(events, motions)
+        review = ([unseen[p] for p in sorted(unseen)] + self._unexplained_review(events, motions)
+                  + self._gap_review(unexplained, window) + self._corner_review(events, motions))
         if review:
             meta["review"] = review
         shot = Shot(self.game, t0, t1, _rounded(before), _rounded(after), tuple(_in_shot(e, t0, t1) for e in events),
                     player or None, meta=meta, where="vision shot")
         return VisionShot(shot, motions)
+
+    def _unexplained_review(self, events: list[Event], motions: Mapping[str, Motion]) -> list[dict]:
+        """Where the game has no call for a launch no contact explains (Novuss: outside interference, which
+        the rules leave to the referee), the referee is asked when the piece has no contact at all near
+        its launch (within two frame intervals, the longest gap in its sightings there): most often a
+        contact the frames did not show (a burst of frames lost over the stroke), which would change the
+        first-contact call. A contact a few ms off the launch (a pawn struck against a cushion, whose
+        outgoing line run back misses its rest) explains it."""
+        if self.spec.unexplained_launch != Kind.EXTERNAL:
+            return []
+        out = []
+        for e in events:
+            if e.kind != Kind.EXTERNAL or e.piece not in motions:
+                continue
+            t = motions[e.piece].t
+            i = int(np.searchsorted(t, e.t))
+            dt = max(_frame_dt(motions[e.piece]), float(t[min(i, len(t) - 1)] - t[max(i - 1, 0)]))
+            if any(c.kind == Kind.CONTACT and e.piece in c.pieces() and abs(c.t - e.t) <= 2.0 * dt + 3.0 * c.t_err
+                   for c in events):
+                continue
+            out.append({"code": "launch_unexplained", "piece": e.piece, "t": round(e.t, 6),
+                        "reason": "set off with no contact seen (a contact the frames missed, or outside interference)"})
+        return out
+
+    @staticmethod
+    def _gap_review(unexplained: list[Event], window: ShotWindow) -> list[dict]:
+        """A piece set off with no contact seen (a touch, outside interference, a push in a cluster) inside a
+        span of missing frames (``ShotWindow.gaps``: lost, or a stalled stream): what set it off happened
+        where the camera saw nothing, so the call the rules make of it is the referee's to confirm."""
+        out = []
+        for e in unexplained:
+            gap = next(((a, b) for a, b in window.gaps if a - 1e-6 <= e.t <= b + 1e-6), None)
+            if gap is None or e.note == "entered the view":
+                continue
+            out.append({"code": "frames_missing", "piece": e.piece or "+".join(e.pieces()), "t": round(e.t, 6),
+                        "reason": f"set off while frames were missing ({(gap[1] - gap[0]) * 1000:.0f} ms): "
+                                  "what set it off was not seen"})
+        return out
 
     def _corner_review(self, events: list[Event], motions: Mapping[str, Motion], ahead_s: float = 0.25,
                        step_s: float = 0.002) -> list[dict]:
@@ -227,7 +269,9 @@ class ShotAssembler:
             if p == window.starter and p == self.spec.striker:
                 continue  # the stroke itself: the cue sets the striker off
             # only a contact sets a resting piece off (its leaving the surface at once is no cause)
-            cause = [e for e in events if e.kind == "contact" and p in e.pieces() and abs(e.t - t) <= self.explain_s + 3 * err]
+            # (the contact's own timing error counts too: a contact timed across dropped or jittered frames)
+            cause = [e for e in events if e.kind == "contact" and p in e.pieces()
+                     and abs(e.t - t) <= self.explain_s + 3 * math.hypot(err, e.t_err)]
             if cause:
                 continue
             mate = self._neighbour(p, t, motions)
