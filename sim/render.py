@@ -2,7 +2,9 @@
 
 One frame = paint pieces and occluders on a top-down canvas over the pre-rendered background, warp the
 canvas to the image with one precomputed ``cv2.remap`` (lens distortion, tilt), then apply the lighting
-map, the flicker gain and sensor noise. Speed comes from doing per frame only what changed:
+map (lamps, ambient light: ``sim.render_light``), the flicker gain, the white-balance / exposure drift,
+sensor noise and last the camera's compression (``sim.render_codec``). Speed comes from doing per frame
+only what changed:
 
 * pieces at rest live in a cached *static layer*; only moving pieces and occluders are repainted, in
   small canvas regions that are recomposed from the background in the canonical order (shadows, bodies by
@@ -10,7 +12,8 @@ map, the flicker gain and sensor noise. Speed comes from doing per frame only wh
 * motion blur averages ``blur_samples`` sub-frame states across ``exposure_s`` (centred on the frame's
   ``t_s``) inside those regions only; rolling shutter renders image row bands at their own readout times.
 
-Determinism: output depends only on (camera, profile, settings, the frame and its sub-frame states).
+Determinism: output depends only on (camera, profile, settings, the frame and its sub-frame states); with
+H.264 compression also on the frames the renderer filmed before (one stream, as a camera's).
 """
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ from typing import Callable, Iterable, Sequence
 import cv2
 import numpy as np
 
+from .render_codec import Codec
 from .render_geometry import CanvasGeometry
+from .render_light import drift_gain, gain_map
 from .render_occluders import OccluderPainter
 from .render_pieces import PiecePainter
 from .render_scene import background
@@ -69,7 +74,8 @@ class Renderer:
         self._map1, self._map2, board = self.geom.remap_maps(camera)
         self.pieces = PiecePainter(self.geom, profile, settings)
         self.occluders = OccluderPainter(self.geom, settings)
-        self._gain = None if settings.plain else self._gain_map(board)
+        self._gain = None if settings.plain else gain_map(settings, camera, board, profile)
+        self._codec = Codec(settings, (camera.width, camera.height))
         self._noise = self._noise_banks() if settings.noise_sigma > 0 and not settings.plain else None
         self._layer: dict[str, object] = {}  # id -> state painted in the static layer
         self._layer_box: dict[str, Rect] = {}
@@ -82,28 +88,6 @@ class Renderer:
         self._img_dirty: list[Rect] = []  # image regions of _img that differ from _static_img
 
     # ------------------------------------------------------------------ per clip
-    def _gain_map(self, board: np.ndarray) -> np.ndarray:
-        """Static brightness (uint8, 128 = 1.0) per image pixel and channel: lamp fall-off and glare on the
-        surface (board frame) times lens vignetting (image frame) times white balance."""
-        st, cam = self.settings, self.camera
-        h, w = cam.height, cam.width
-        v, u = np.mgrid[0:h, 0:w].astype(np.float32)
-        rr = ((u - cam.cx) ** 2 + (v - cam.cy) ** 2) / (cam.cx ** 2 + cam.cy ** 2)
-        gain = 1.0 - st.vignette * rr
-        light = st.light_dir
-        lxy = light[:2] / max(float(np.linalg.norm(light[:2])), 1e-9)
-        span = max(float(np.abs(board).max()), 1.0)
-        gain *= 1.0 + st.gradient * (board[..., 0] * lxy[0] + board[..., 1] * lxy[1]) / span
-        lamp = light * 1500.0
-        c = np.asarray(cam.centre_mm, float)
-        lam = c[2] / (c[2] + lamp[2])  # mirror image of the lamp seen on the surface
-        spot = c[:2] + lam * (lamp[:2] - c[:2])
-        d2 = (board[..., 0] - spot[0]) ** 2 + (board[..., 1] - spot[1]) ** 2
-        gain *= 1.0 + st.hotspot * np.exp(-d2 / (2 * 280.0 ** 2))
-        gain *= st.exposure_gain
-        out = gain[..., None] * np.asarray(st.tint_bgr, np.float32)[None, None, :] * 128.0
-        return np.clip(out + 0.5, 0, 255).astype(np.uint8)
-
     def _noise_banks(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Two banks of seeded Gaussian noise, split into positive and negative parts for saturating uint8
         adds; each frame reads them at a random offset."""
@@ -179,9 +163,10 @@ class Renderer:
         return (a0, b0, a1, b1) if a1 > a0 and b1 > b0 else None
 
     def _sensor(self, img: np.ndarray, frame) -> np.ndarray:
+        """Light, the camera's drift, sensor noise, then the encoder (``sim.render_light``, ``render_codec``)."""
         st = self.settings
         if self._gain is None and self._noise is None:
-            return img.copy()
+            return self._codec(img.copy())
         rng = np.random.default_rng([st.seed, 11, int(frame.index)])
         if self._gain is not None:
             e = st.exposure_s
@@ -189,12 +174,15 @@ class Renderer:
             smear = abs(math.sin(x) / x) if x > 1e-9 else 1.0  # flicker averaged over the exposure
             g = 1.0 + st.flicker * smear * math.sin(2 * math.pi * st.flicker_hz * frame.t_s) + st.flicker_jitter * float(rng.normal())
             img = cv2.multiply(img, self._gain, scale=g / 128.0)
+            drift = drift_gain(st, frame.t_s)
+            if drift is not None:
+                img = cv2.multiply(img, (*drift, 0.0))
         if self._noise is not None:
             pos, neg = self._noise[int(rng.integers(len(self._noise)))]
             dy, dx = (int(v) for v in rng.integers(0, NOISE_PAD, 2))
             h, w = img.shape[:2]
             img = cv2.subtract(cv2.add(img, pos[dy:dy + h, dx:dx + w]), neg[dy:dy + h, dx:dx + w])
-        return img
+        return self._codec(img)
 
     # ------------------------------------------------------------------ static layer
     def _update_layer(self, frame, samples) -> None:

@@ -12,6 +12,7 @@ import zlib
 import numpy as np
 
 from .render_geometry import CanvasGeometry, piece_height_mm
+from .render_light import lamp_shadows
 from .render_settings import RenderSettings
 from .render_sprites import Sprite, disc_sprites, marble_sprite, paste, paste_shadow, shadow_sprite
 
@@ -25,13 +26,10 @@ def _id_seed(seed: int, piece_id: str) -> int:
 class PiecePainter:
     def __init__(self, geom: CanvasGeometry, profile, settings: RenderSettings):
         self.geom, self.profile, self.st = geom, profile, settings
-        self._sprites: dict[tuple, tuple[Sprite, Sprite | None, np.ndarray | None]] = {}
-        light = settings.light_dir
-        self._light = light
-        lxy = light[:2]
-        n = float(np.linalg.norm(lxy))
-        self._away = -lxy / n if n > 1e-9 else np.zeros(2)
-        self._tan_e = math.tan(math.radians(settings.light_elevation_deg))
+        self._sprites: dict[tuple, tuple[Sprite, Sprite | None, list[np.ndarray] | None]] = {}
+        self._light = settings.light_dir
+        # one shadow per lamp: (away from the lamp, tan of its elevation, its share of the light)
+        self._lamps = lamp_shadows(settings)
 
     def _hole_mm(self, kind: str) -> float:
         g = self.profile.geometry
@@ -43,7 +41,7 @@ class PiecePainter:
             return st.bat_bgr
         return st.pawn_a_bgr if piece.owner == "A" else st.pawn_b_bgr
 
-    def sprites(self, piece) -> tuple[Sprite, Sprite | None, np.ndarray | None]:
+    def sprites(self, piece) -> tuple[Sprite, Sprite | None, list[np.ndarray] | None]:
         kind = piece.kind
         key = (kind, piece.owner, round(piece.radius_mm, 3), piece.id if kind == "marble" else "")
         got = self._sprites.get(key)
@@ -52,18 +50,20 @@ class PiecePainter:
         st, ppm = self.st, self.geom.ppm
         height = piece_height_mm(self.profile, kind)
         r = float(piece.radius_mm)
+        casts = not st.plain and st.shadow_strength > 0
         if kind == "marble":
-            hue = st.marble_a_hue if piece.owner == "A" else st.marble_b_hue
-            top = marble_sprite(ppm, r, hue, self._light, st.plain, _id_seed(st.seed, piece.id))
+            a = piece.owner == "A"
+            top = marble_sprite(ppm, r, st.marble_a_hue if a else st.marble_b_hue, self._light, st.plain,
+                                _id_seed(st.seed, piece.id), st.marble_a_sv if a else st.marble_b_sv)
             side = None
-            shadow = None if st.plain or st.shadow_strength <= 0 else \
-                shadow_sprite(ppm, 0.8 * r, 0.0, st.shadow_blur_mm * 0.8, height / self._tan_e, self._away)
+            shadow = None if not casts else [shadow_sprite(ppm, 0.8 * r, 0.0, st.shadow_blur_mm * 0.8, height / tan_e, away)
+                                             for away, tan_e, _ in self._lamps]
         else:
             hole = self._hole_mm(kind)
             top, side = disc_sprites(ppm, r, hole, self._colour(piece), self._light, st.plain,
                                      _id_seed(st.seed, kind + str(piece.owner)))
-            shadow = None if st.plain or st.shadow_strength <= 0 else \
-                shadow_sprite(ppm, r, hole, st.shadow_blur_mm, 0.8 * height / self._tan_e, self._away)
+            shadow = None if not casts else [shadow_sprite(ppm, r, hole, st.shadow_blur_mm, 0.8 * height / tan_e, away)
+                                             for away, tan_e, _ in self._lamps]
         got = (top, side, shadow)
         self._sprites[key] = got
         return got
@@ -83,15 +83,17 @@ class PiecePainter:
         pts = [self.geom.canvas_point(piece.x_mm, piece.y_mm, zb), self.geom.canvas_point(piece.x_mm, piece.y_mm, zt)]
         rad = top.radius_px * self.geom.scale_at(zt) + 3
         if shadow is not None:
-            pts.append(self._shadow_at(piece))
-            rad = max(rad, 0.75 * shadow.shape[0] + 3)
+            for k, sprite in enumerate(shadow):
+                pts.append(self._shadow_at(piece, k))
+                rad = max(rad, 0.75 * sprite.shape[0] + 3)
         pts = np.asarray(pts)
         lo, hi = pts.min(0) - rad, pts.max(0) + rad
         return int(math.floor(lo[0])), int(math.floor(lo[1])), int(math.ceil(hi[0])) + 1, int(math.ceil(hi[1])) + 1
 
-    def _shadow_at(self, piece) -> tuple[float, float]:
+    def _shadow_at(self, piece, lamp: int = 0) -> tuple[float, float]:
+        away, tan_e, _ = self._lamps[lamp]
         z = max(float(piece.z_mm), 0.0)
-        off = self._away * z / self._tan_e
+        off = away * z / tan_e
         return self.geom.canvas_point(piece.x_mm + off[0], piece.y_mm + off[1], 0.0)
 
     def z_order(self, piece) -> tuple[float, str]:
@@ -103,9 +105,10 @@ class PiecePainter:
         _, _, shadow = self.sprites(piece)
         if shadow is None:
             return
-        sx, sy = self._shadow_at(piece)
         fade = 1.0 / (1.0 + max(float(piece.z_mm), 0.0) / 40.0)
-        paste_shadow(target, shadow, sx - ox, sy - oy, self.st.shadow_strength * fade)
+        for k, sprite in enumerate(shadow):  # each lamp's shadow, as dark as its share of the light
+            sx, sy = self._shadow_at(piece, k)
+            paste_shadow(target, sprite, sx - ox, sy - oy, self.st.shadow_strength * fade * self._lamps[k][2])
 
     def draw_body(self, target: np.ndarray, ox: int, oy: int, piece) -> None:
         top, side, _ = self.sprites(piece)

@@ -2,7 +2,11 @@
 
 ``RenderSettings()`` is a plausible club-room camera; ``RenderSettings.randomised(seed)`` draws lighting,
 textures, colours (within each player's colour family), blur, noise, camera tilt and lens distortion for
-training data (domain randomisation); ``RenderSettings.flat()`` is a flat, noise-free look for geometry tests.
+training data (domain randomisation); ``RenderSettings.flat()`` is a flat, noise-free look for geometry tests;
+``sim.render_strata.stratum(name, seed)`` gives one of the harsher named looks built on these settings (lamps with
+fall-off, a dim room, drifting white balance and exposure, pieces from any colour family, compression, a
+rolling shutter, tilt). The defaults of the knobs those add (lamps, ambient, drift, compression) change
+nothing: a default, randomised or flat look renders as it did before they existed.
 """
 from __future__ import annotations
 
@@ -33,6 +37,8 @@ class RenderSettings:
     bat_bgr: BGR = (60, 120, 30)  # green
     marble_a_hue: float = 105.0  # OpenCV hue (0..180): A blues
     marble_b_hue: float = 5.0  # B reds/oranges
+    marble_a_sv: tuple[float, float] | None = None  # (saturation, value) of the marble bodies; None: bright glass
+    marble_b_sv: tuple[float, float] | None = None
     skin_bgr: BGR = (140, 170, 215)
     sleeve_bgr: BGR = (90, 60, 50)
     texture_contrast: float = 1.0
@@ -46,6 +52,15 @@ class RenderSettings:
     hotspot: float = 0.10  # glare of the lamp on the surface
     tint_bgr: tuple[float, float, float] = (1.0, 1.0, 1.0)
     exposure_gain: float = 1.0
+    # Lamps and room light (sim.render_light): none given = one far lamp along light_dir, no fall-off
+    lamps_mm: tuple[tuple[float, float, float], ...] = ()  # (x, y over the board, height above the surface)
+    corner_falloff: float | None = None  # corners this much darker than the centre (None: as the lamps give it)
+    ambient: float = 1.0  # the room's light level relative to the nominal room (0.2: a dim room, exposure unchanged)
+    # White balance and exposure drifting during a clip (auto-exposure / auto-white-balance catching up)
+    exposure_drift: float = 0.0  # relative brightness change at the end of the ramp (-0.25: a quarter darker)
+    wb_drift_bgr: tuple[float, float, float] = (0.0, 0.0, 0.0)  # relative change per channel
+    drift_start_s: float = 0.3  # clip time the ramp starts
+    drift_s: float = 1.5  # its duration
     # Time
     exposure_s: float = 0.008
     blur_samples: int = 1  # sub-frame states accumulated per frame (1 = no motion blur)
@@ -56,6 +71,12 @@ class RenderSettings:
     flicker_jitter: float = 0.005  # random per-frame gain on top
     # Sensor
     noise_sigma: float = 2.0  # grey levels
+    # Compression of the filmed frames (sim.render_codec): "none", "jpeg" (per frame) or "h264" (one stream)
+    compression: str = "none"
+    jpeg_quality: int = 35
+    bitrate_mbps: float = 4.0
+    codec_fps: float = 30.0  # the stream's frame rate, for the bit budget per frame
+    keyframe_s: float = 2.0
     # Occluders
     occluders: bool = True
     # Camera (used by make_camera; a clip's camera is passed explicitly to the renderer)
@@ -73,6 +94,18 @@ class RenderSettings:
             raise ValueError(f"oversample must be within 0.5..4, got {self.oversample}")
         if self.exposure_s < 0 or self.rolling_shutter_s < 0:
             raise ValueError("exposure_s and rolling_shutter_s must be >= 0")
+        if self.corner_falloff is not None and not 0.0 <= self.corner_falloff <= 0.9:
+            raise ValueError(f"corner_falloff must be within 0..0.9, got {self.corner_falloff}")
+        if not 0.05 <= self.ambient <= 2.0:
+            raise ValueError(f"ambient must be within 0.05..2, got {self.ambient}")
+        if len(self.lamps_mm) > 8 or any(len(lamp) != 3 or lamp[2] <= 0 for lamp in self.lamps_mm):
+            raise ValueError("lamps_mm: at most 8 lamps, each (x_mm, y_mm, height_mm > 0)")
+        if self.exposure_drift <= -1.0 or any(d <= -1.0 for d in self.wb_drift_bgr) or self.drift_s < 0:
+            raise ValueError("exposure_drift and wb_drift_bgr must be > -1, drift_s >= 0")
+        if self.compression not in ("none", "jpeg", "h264"):
+            raise ValueError(f"compression must be none, jpeg or h264, got {self.compression!r}")
+        if not 1 <= self.jpeg_quality <= 100 or self.bitrate_mbps <= 0 or self.codec_fps <= 0 or self.keyframe_s <= 0:
+            raise ValueError("jpeg_quality must be 1..100; bitrate_mbps, codec_fps and keyframe_s > 0")
 
     @classmethod
     def flat(cls, seed: int = 0, **changes) -> "RenderSettings":

@@ -98,9 +98,11 @@ def disc_sprites(ppm: float, radius_mm: float, hole_mm: float, bgr, light, plain
     return top, sprite_from_field(side_col, side_alpha)
 
 
-def marble_sprite(ppm: float, radius_mm: float, hue: float, light, plain: bool, seed: int) -> Sprite:
+def marble_sprite(ppm: float, radius_mm: float, hue: float, light, plain: bool, seed: int,
+                  sv: tuple[float, float] | None = None) -> Sprite:
     """A glass marble: saturated body darker at the rim, a cat's-eye swirl, a sharp highlight and the
-    caustic glow on the side away from the lamp."""
+    caustic glow on the side away from the lamp. ``sv``: the body's (saturation, value) about which each
+    marble varies (a colour family's; default bright saturated glass)."""
     n = int(math.ceil(2 * radius_mm * ppm)) + 5
     xs, ys = _grid(n, ppm)
     r = np.hypot(xs, ys) / radius_mm
@@ -108,7 +110,10 @@ def marble_sprite(ppm: float, radius_mm: float, hue: float, light, plain: bool, 
     alpha = np.clip((1.0 - r) / px + 0.5, 0, 1)
     rng = np.random.default_rng(seed)
     h = (hue + rng.uniform(-6, 6)) % 180
-    body = cv2.cvtColor(np.uint8([[[h, rng.uniform(190, 250), rng.uniform(200, 245)]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    sat, val = rng.uniform(190, 250), rng.uniform(200, 245)
+    if sv is not None:  # the same draws, about the family's saturation and value
+        sat, val = np.clip(sv[0] + (sat - 220) * 0.5, 0, 255), np.clip(sv[1] + (val - 222.5) * 0.5, 0, 255)
+    body = cv2.cvtColor(np.uint8([[[h, sat, val]]]), cv2.COLOR_HSV2BGR)[0, 0]
     body = body.astype(np.float32)
     if plain:
         return sprite_from_field(np.broadcast_to(body, alpha.shape + (3,)), alpha)
