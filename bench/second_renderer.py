@@ -1,0 +1,95 @@
+"""Does the classical detector transfer? The ``--quick`` clips of ``bench/accuracy.py`` watched by the
+classical detector twice: filmed by our renderer (``sim.render``) and by the independent Panda3D one
+(``sim.render_panda``: its own 3-D scene, materials, lamps, shadows, blur, noise and JPEG; only the
+world states, the camera and the profile's geometry are shared), one table.
+
+    python bench/second_renderer.py [--gap-seeds N] [--fps 60,30] [--groups 'nov hard,cvr hard']
+
+Needs panda3d (the test extra). Clips: ``bench.scoring.clips(True, N)`` (``nov hard``: the five hard Novuss
+scenarios, ``nov gaps``: N own/opponent gap clips, 20 by default; ``cvr hard``: pit entry and a hand
+nudge), at 1280x720 with the standard straight camera of ``bench/vision_detect.py``, both renderers given
+the same camera, clip, seed and exposure. Nothing in ``vision/`` is tuned on the second renderer: it only
+measures.
+
+Columns are ``bench/accuracy.py``'s (its docstring says what each means); the ``clips`` column names the
+renderer then the group: ``ours: nov hard`` is our renderer, ``panda: nov hard`` the Panda3D one on the
+same clips. Main ones: detection recall/precision (% of the pieces a camera could see that were found
+within 8 mm / % of the detections that are such a piece), position RMS (mm), segmentation errors (shots
+missed, split or invented), event recall/precision, contact timing error, first-contact counts, and the
+share of rulings identical to the ground truth's. Last, the time each renderer took per frame.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.accuracy import table  # noqa: E402
+from bench.scoring import episodes, merge, new_stats, run_clip  # noqa: E402
+
+
+class Timed:
+    """A renderer factory that counts frames and the seconds spent rendering them."""
+
+    def __init__(self, make=None):
+        self.make, self.frames, self.seconds = make, 0, 0.0
+
+    def __call__(self, camera, profile, settings):
+        from sim.render import Renderer
+
+        inner = (self.make or Renderer)(camera, profile, settings)
+        factory = self
+
+        class Counting:
+            def __getattr__(self, name):  # camera, profile, ... of the wrapped renderer
+                return getattr(inner, name)
+
+            def render(self, frame, states_at=None):
+                t = time.perf_counter()
+                out = inner.render(frame, states_at)
+                factory.seconds += time.perf_counter() - t
+                factory.frames += 1
+                return out
+
+        return Counting()
+
+    def per_frame_ms(self) -> float:
+        return 1000.0 * self.seconds / max(self.frames, 1)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gap-seeds", type=int, default=None, help="clips of the own/opponent gap scenario (20)")
+    ap.add_argument("--fps", default="60,30")
+    ap.add_argument("--groups", help="comma-separated groups to run (nov hard, nov gaps, cvr hard)")
+    args = ap.parse_args(argv)
+    from sim.render_panda import PandaRenderer
+
+    profiles, built = episodes(argparse.Namespace(quick=True, gap_seeds=args.gap_seeds, groups=args.groups))
+    renderers = {"ours": Timed(), "panda": Timed(PandaRenderer)}
+    rows = []
+    for fps in (int(f) for f in args.fps.split(",")):
+        per_group: dict[tuple[str, str], list] = defaultdict(list)
+        for name, factory in renderers.items():
+            t = time.perf_counter()
+            for group, game, _, seed, ep in built:
+                st = new_stats()
+                run_clip(profiles[game], ep, fps, "classical", seed, st, renderer_factory=factory)
+                per_group[(group, name)].append(st)
+            print(f"# {fps} fps, {name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        groups = list(dict.fromkeys(g for g, _ in per_group))
+        for name in renderers:
+            rows += [(fps, f"{name}: {g}", merge(per_group[(g, name)])) for g in groups]
+            rows.append((fps, f"{name}: all", merge([st for (g, n), v in per_group.items() if n == name for st in v])))
+    print(table(rows, "classical"))
+    print("render time per frame (1280x720): " + ", ".join(
+        f"{name} {f.per_frame_ms():.0f} ms ({f.frames} frames)" for name, f in renderers.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
