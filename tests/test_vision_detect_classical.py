@@ -144,15 +144,18 @@ def test_refuses_frames_before_learning_and_of_the_wrong_size(novuss_touching):
     assert sum(1 for d in got.pieces() if d.owner == "A") >= 2 and all(d.owner == "A" for d in got.pieces())
 
 
-def test_bat_never_in_a_layout_is_named_from_the_profile_colours(novuss_touching):
-    """Piece colours are calibration data: with only the profile's nominal colours (no layout learnt), the
-    bat a hand puts down is named the bat, every pawn by its owner, nothing else reported as a piece."""
+def test_bat_never_in_a_layout_is_named_once_put_down(novuss_touching):
+    """Pawn colours are calibration data; the bat's is not assumed (a table's bat may be of any colour):
+    with only the profile's nominal colours (no layout learnt), the bat a hand puts down in the striking
+    zone is named the bat by its size there and its colour learnt, every pawn by its owner, nothing else
+    reported as a piece."""
     from vision.detect_classical import ClassicalDetector
 
     profile, clip, renderer, det = novuss_touching
     fresh = ClassicalDetector(det.plane, profile)
     empty = dataclasses.replace(clip.frame(0, 60.0), pieces=(), occluders=())
     fresh.learn_background([renderer.render(empty)])
+    assert ("bat", None) not in fresh.prototypes
     stats = new_stats()
     bats = 0
     for k in range(0, clip.n_frames(60.0), 9):
@@ -162,7 +165,7 @@ def test_bat_never_in_a_layout_is_named_from_the_profile_colours(novuss_touching
         bats += sum(1 for d in dets.pieces() if d.kind == "bat")
     assert stats["away_hit"] == stats["away_true"] and stats["false"] == [] and stats["wrong_class"] == 0
     assert bats >= 3
-    assert fresh.colour_source[("bat", None)] == "online"  # refined from its own confident sightings
+    assert fresh.colour_source[("bat", None)] == "put down"  # measured where it lay still in the zone
     measured = fresh.measure_appearance(renderer.render(clip.frame(0, 60.0)), {
         p.id: (p.x_mm, p.y_mm) for p in clip.frame(0, 60.0).pieces if p.visible})
     from calibration.appearance import appearance_from_dict

@@ -29,6 +29,12 @@ def _scene(game: str, blur_samples: int, seed: int = 3):
     plane = PlaneMap((cam.width, cam.height), cam.K, np.array(cam.dist), np.linalg.inv(cam.board_to_undistorted()))
     det = ClassicalDetector(plane, profile)  # piece colours: the profile's, white-balanced by the board
     det.learn_background([renderer.render(SimFrame(0, 0.0, (), ()))])
+    if profile.spec.striker:  # the bat's colour is learnt where it is put down: lying still in A's zone
+        bat = _piece("bat", "bat", None, (0.0, -profile.geometry["surface_mm"] / 2 + 55.0),
+                     profile.geometry["bat_diameter_mm"] / 2)
+        for k in (0, 1):
+            det.detect(renderer.render(SimFrame(k, k / 60, (bat,), ())), k, k / 60)
+        assert det.colour_source[("bat", None)] == "put down"
     return profile, renderer, det
 
 

@@ -9,18 +9,22 @@
 Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
 
 1. *Candidates*: the board's part of the image is shrunk ``scale`` times (one ``cv2.resize``), compared with
-   the empty board shrunk the same way, thresholded; connected blobs with their statistics.
+   the empty board shrunk the same way, in this frame's light (a drifting exposure or white balance, a
+   per-channel gain measured where nothing is, :mod:`vision.light_norm`), thresholded relative to the light
+   at each place and above the frame's noise; connected blobs with their statistics.
 2. *Blobs*: a blob far larger than ``max_discs`` pieces is an occluder (hand or cue). Any other blob is
    seeded with as many pieces as its area holds (k-means on its pixels when more than one: touching pieces).
 3. *Rim fit* (:mod:`vision.rim`): every seed's outline is sampled along rays in one remap and fitted with
    the exact outline a piece of known radius and height casts in this camera, robustly (a touching
    neighbour's rim is an outlier), giving the base centre in board mm (parallax of the height removed).
-4. *Classes*: the top face's chromaticity and brightness against the board, nearest of the class prototypes
-   (own/opponent pawns, bat, each player's marbles). They start from the piece colours of the calibration or
-   profile (white-balanced by the board seen here), are measured on a known layout when given one, and
-   follow each class's confident, sharp detections online, so a class never in a layout (the Novuss bat)
-   is named from its nominal colour and then by its own. A marble down in the pit is not reported. A fit whose colour matches no
-   prototype, or whose outline is not a circle of the piece's size, is not a piece. What of a blob no disc
+4. *Classes* (:mod:`vision.colour_model`): the top face's chromaticity and brightness against the board,
+   nearest of the class prototypes (own/opponent pawns, bat, each player's marbles). They start from the
+   piece colours of the calibration or profile (white-balanced by the board seen here), are measured on a
+   known layout when given one (whatever colour stands where the layout puts a class is that class's), and
+   follow each class's confident, sharp detections online. The bat's colour is never assumed: until it has
+   been seen, a sharp disc of the bat's size in a striking zone is the bat (:mod:`vision.bat_search`), and
+   its colour is measured once it lies there still. A marble down in the pit is not reported. A fit whose
+   colour matches no prototype, or whose outline is not a circle of the piece's size, is not a piece. What of a blob no disc
    explains may be a piece smeared along its motion during the exposure (the bat at strike speed): measured
    as a streak (:mod:`vision.streak`), reported at its middle (mid-exposure) with ``score`` ``STREAK_SCORE``;
    what is left is an occluder.
@@ -28,8 +32,8 @@ Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
    last fitted returns its previous pieces, restamped; only what moved is measured again. A fit is kept
    for at most ``refit_frames``, and a blob fitted with no piece in it is not kept at all, so one missed
    fit of a still piece (a marble just come to rest) does not hide it for as long as it lies there.
-6. *Empty board kept fresh*: a band of image rows per frame is blended towards the frame where nothing was
-   found, so slow light changes do not turn into blobs.
+6. *Empty board kept fresh*: a band of image rows per frame is blended towards the frame (in the empty
+   board's light) where nothing was found, so slow local light changes do not turn into blobs.
 
 ``timings`` holds the last frame's seconds per stage (``bench/vision_speed.py`` prints them); the accuracy
 per frame against simulator truth is ``bench/vision_detect.py``. The interface used by the pipeline and
@@ -51,7 +55,10 @@ import numpy as np
 
 from rules.game import owner
 
+from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
+from .colour_model import ColourModel
+from .light_norm import LightNorm
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
 from .rim import RimFitter, RimSeed
@@ -70,35 +77,41 @@ class ClassicalDetector:
     def __init__(self, plane, profile, appearance=None, scale: int = 4, diff_threshold: float = 22.0,
                  max_discs: float = 12.0, margin_mm: float = 25.0, colour_tolerance: float = 0.09,
                  min_rays: float = 0.55, max_rms_mm: float = 1.6, refresh_rows: int = 24, refresh_rate: float = 0.05,
-                 still_threshold: int = 10, adapt_rate: float = 0.1, adapt_after: int = 3, refit_frames: int = 30):
+                 still_threshold: int = 10, adapt_rate: float = 0.1, adapt_after: int = 3, refit_frames: int = 30,
+                 crowded_min_rays: float = 0.8):
         self.plane, self.profile = plane, profile
         self.appearance = appearance if appearance is not None else getattr(profile, "appearance", None)
-        self.adapt_rate, self.adapt_after = float(adapt_rate), int(adapt_after)
+        self.colours = ColourModel(colour_tolerance, adapt_rate, adapt_after)
         self.game = profile.game
         self.spec = profile.spec
         self.surface = Surface.from_profile(profile)
         self.parallax = Parallax.from_plane(plane)
         self.rim = RimFitter(plane, self.parallax)
         self.scale, self.diff_threshold, self.max_discs = int(scale), float(diff_threshold), float(max_discs)
-        self.colour_tolerance, self.min_rays, self.max_rms_mm = colour_tolerance, min_rays, max_rms_mm
+        # the board's own shade under the nominal light: the profile's colour (a calibration's measured one was
+        # taken under this room's light, which the threshold is to follow)
+        nominal = getattr(profile, "appearance", None) or self.appearance
+        board = nominal["board_rgb"] if isinstance(nominal, Mapping) else getattr(nominal, "board_rgb", None)
+        self.light = LightNorm.for_board(self.diff_threshold, board)
+        self.min_rays, self.max_rms_mm = min_rays, max_rms_mm
+        # a piece told apart from the hand or cue it touches must show most of its outline: a sleeve's or
+        # a finger's edge can look like part of a dark disc (bench/strata.py, dark-pawns-black, hand-nudge:
+        # such fits had at most 0.75 of their rays, pieces touching a hand at least 0.82)
+        self.crowded_min_rays = float(crowded_min_rays)
+        self._crowded: set[int] = set()  # this frame's occluder-sized blobs
         self.refresh_rows, self.refresh_rate = int(refresh_rows), float(refresh_rate)
         self.kinds = tuple(self.surface.radius_mm)
         self.top_z = {k: seen_height_mm(profile, k) for k in self.kinds}
         self.default_kind = self.spec.piece_kind
+        self.bat_search = BatSearch(self.spec, self.surface.radius_mm)
         self.streaks = StreakFinder(plane, self.parallax, self.surface.radius_mm, self.top_z,
                                     {k: k != "marble" for k in self.kinds})
         self._roi(margin_mm)
         self.background: np.ndarray | None = None
         self._bg_coarse: np.ndarray | None = None
         self._bg_acc: np.ndarray | None = None
+        self._quiet: np.ndarray | None = None  # coarse pixels where nothing was found on the last frame
         self._band = 0
-        self.prototypes: dict[tuple[str, str | None], np.ndarray] = {}
-        self.tolerance: dict[tuple[str, str | None], float] = {}  # colour distance accepted per class
-        self.colour_source: dict[tuple[str, str | None], str] = {}  # "appearance", "layout" or "online"
-        # a player's marbles differ among themselves, so the one prototype that follows the marbles lately
-        # in view drifts to one end of the family: the family's own colour (appearance or layout) stays too
-        self.anchors: dict[tuple[str, str | None], np.ndarray] = {}
-        self._confident: dict[tuple[str, str | None], int] = {}  # confident detections seen per class
         self.board_bgr: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
         self.timings: dict[str, float] = {}
@@ -169,35 +182,25 @@ class ClassicalDetector:
         self.background = bg
         self._bg_acc = bg.astype(np.float32)
         self._bg_coarse = self._shrink(bg)
+        self._quiet = None
         self.board_bgr = np.median(self._bg_coarse[self._mask > 0].reshape(-1, 3).astype(np.float32), axis=0)
         self._from_appearance()
 
-    def _anchor(self, cls) -> None:
-        if cls[0] == "marble":
-            self.anchors[cls] = self.prototypes[cls].copy()
+    # the colour model's state, as the detector's own (benches and tests read and set these)
+    prototypes = property(lambda self: self.colours.prototypes)
+    tolerance = property(lambda self: self.colours.tolerance)
+    colour_source = property(lambda self: self.colours.colour_source)
+    anchors = property(lambda self: self.colours.anchors)
+    colour_tolerance = property(lambda self: self.colours.colour_tolerance)
 
-    def _learned_tolerance(self, cls) -> float:
-        # marbles of one player differ among themselves (one colour family, each its own swirl): wider
-        return self.colour_tolerance * (2.8 if cls[0] == "marble" else 1.0)
+    def _classify(self, colours: np.ndarray, confident: list | None = None):
+        return self.colours.classify(colours, confident)
+
+    def _adapt(self, samples: dict) -> None:
+        self.colours.adapt(samples)
 
     def _from_appearance(self) -> None:
-        """Prototypes of the classes not yet measured on this camera, from the calibration's or profile's
-        piece colours, white-balanced by the board seen here against the board they were given with."""
-        looks = _looks(self.appearance, self.spec.kinds)
-        if looks is None:
-            return
-        board_bgr, pieces = looks
-        gain = self.board_bgr / np.maximum(board_bgr, 1.0)
-        board_sum = float(self.board_bgr.sum()) + 3.0
-        for cls, (bgr, spread) in pieces.items():
-            if self.colour_source.get(cls, "appearance") != "appearance":
-                continue
-            seen = np.minimum(bgr * gain, 255.0)
-            total = float(seen.sum()) + 3.0
-            self.prototypes[cls] = np.array([*(seen / total), math.log(total / board_sum)])
-            self.tolerance[cls] = float(spread)
-            self._anchor(cls)
-            self.colour_source[cls] = "appearance"
+        self.colours.from_appearance(self.appearance, self.spec.kinds, self.board_bgr, self.spec.striker)
 
     def expect(self, layout: Mapping[str, tuple[float, float]]) -> None:
         """The pieces on the surface now (from the game state): their colours are learnt on the next frame."""
@@ -205,8 +208,9 @@ class ClassicalDetector:
 
     def learn_colours(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> None:
         """Colour prototypes of each class (own/opponent pawns, bat, marbles), measured on the top face of
-        every piece of a known layout; a later call adds classes it sees (e.g. the bat once it is placed)
-        and replaces those it measures again."""
+        every piece of a known layout whose outline is there (``ColourModel.learn``: the colour seen where
+        the layout puts a class is that class's, whatever it is); a later call adds classes it sees (e.g.
+        the bat once it is placed) and replaces those it measures again."""
         if self.background is None:
             raise VisionError("classical detector: learn the empty board before the colours")
         self._check(image)
@@ -221,23 +225,14 @@ class ClassicalDetector:
                                  kind != "marble"))
         fits = self.rim.fit(image, self.background, seeds)
         samples: dict[tuple[str, str | None], list[np.ndarray]] = {}
-        known = list(self.prototypes)
-        for p, fit in zip(ids, fits):
-            if fit is None:
-                continue
-            cls = self.spec.kind_of(p)
-            if cls in known and len(known) > 1:  # a piece not where the layout says shows another class's colour
-                d = _distance(fit.colour[None, :], np.stack([self.prototypes[k] for k in known]))
-                if known[int(np.argmin(d))] != cls:
-                    continue
-            samples.setdefault(cls, []).append(fit.colour)
+        for p, seed, fit in zip(ids, seeds, fits):
+            # shape, not colour, says a piece stands there: an outline of its size where the layout has it
+            if fit is not None and fit.rays >= self.min_rays and fit.rms_mm <= self.max_rms_mm \
+                    and math.dist(fit.seen_mm, seed.seen_mm) <= 0.5 * seed.radius_mm:
+                samples.setdefault(self.spec.kind_of(p), []).append(fit.colour)
+        samples = self.colours.learn(samples)
         if not samples:
             raise VisionError("classical detector: none of the layout's pieces is visible where the layout says")
-        for k, v in samples.items():
-            self.prototypes[k] = np.median(np.stack(v), axis=0)
-            self.tolerance[k] = self._learned_tolerance(k)
-            self.colour_source[k] = "layout"
-            self._anchor(k)
         self._samples = samples
 
     def measure_appearance(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> dict:
@@ -245,22 +240,18 @@ class ClassicalDetector:
         form (``calibration.appearance``): per class seen the median top-face colour and its spread, and
         the board colour they were seen against. The detector uses them from now on."""
         self.learn_colours(image, layout)
-        board_sum = float(self.board_bgr.sum()) + 3.0
-        pieces = {}
-        for cls, v in self._samples.items():
-            c = self.prototypes[cls]
-            total = math.exp(float(c[3])) * board_sum
-            bgr = np.clip(c[:3] * total, 0.0, 255.0)
-            dev = [_distance(x, c) for x in v]
-            spread = max(self._learned_tolerance(cls), 3.0 * float(np.median(dev)) if dev else 0.0)
-            pieces[_class_name(cls)] = {"rgb": [round(float(x), 1) for x in bgr[::-1]], "spread": round(min(spread, 1.0), 4)}
-        return {"board_rgb": [round(float(x), 1) for x in self.board_bgr[::-1]], "pieces": pieces, "source": "measured"}
+        return self.colours.appearance(self._samples, self.board_bgr)
 
     # ------------------------------------------------------------------ the one method
     def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:  # noqa: C901 - split in #16
         if self.background is None:
             raise VisionError("classical detector: no empty-board image yet (call learn_background first)")
         self._check(image)
+        clock = time.perf_counter
+        t0 = clock()
+        coarse = self._shrink(image)
+        raw = image
+        image, empty = self._normalise_light(image, coarse)
         if self._expected is not None:  # the pieces stand where the game state says: measure their colours
             layout, self._expected = self._expected, None
             try:
@@ -271,20 +262,19 @@ class ClassicalDetector:
         if not self.prototypes:
             raise VisionError("classical detector: no piece colours (the profile has no appearance section; "
                               "call learn_colours or expect(layout))")
-        clock = time.perf_counter
-        t0 = clock()
-        coarse = self._shrink(image)
-        diff = cv2.absdiff(coarse, self._bg_coarse)
+        diff = cv2.absdiff(coarse, empty)
         b, g, r = cv2.split(diff)
         strength = cv2.max(cv2.max(b, g), r)
-        _, mask = cv2.threshold(strength, self.diff_threshold, 255, cv2.THRESH_BINARY)
+        mask = cv2.compare(strength, self.light.threshold(strength, empty, self._mask), cv2.CMP_GT)
         mask = cv2.bitwise_and(mask, self._mask)
+        self._quiet = cv2.bitwise_and(self._mask, cv2.bitwise_not(cv2.dilate(mask, _DILATE_5)))
         t1 = clock()
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=self._label_type)
         items: list[Detection] = []
         seeds_px, owners = [], []  # seeds in full image pixels, and the blob each came from
         blobs: dict[int, tuple] = {}
         cache: dict[tuple, tuple] = {}
+        self._crowded = crowded = set()
         disc = self._disc_cpx
         q = self.scale
         x0, y0 = self.roi[:2]
@@ -298,6 +288,7 @@ class ClassicalDetector:
                     items.append(self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s))
                     continue
                 blobs[i] = (x, y, w, h, area, len(centres) + 1)
+                crowded.add(i)
                 for c in centres:
                     seeds_px.append((x0 + (c[0] + 0.5) * q - 0.5, y0 + (c[1] + 0.5) * q - 0.5))
                     owners.append(i)
@@ -344,12 +335,28 @@ class ClassicalDetector:
             items.extend(found)
         self._cache = cache
         items = _one_per_piece(items)
+        if self._bat_unknown():
+            colour = self.bat_search.settled([d for d in items if d.kind == self.spec.striker], frame)
+            if colour is not None:
+                self.colours.put_down((self.spec.striker, None), colour)
         t4 = clock()
-        self._refresh(image, mask)
+        self._refresh(image, mask, raw)
         t5 = clock()
         self.timings = {"shrink+difference": t1 - t0, "blobs": t2 - t1, "rim fit": t3 - t2, "streaks": t3s - t3,
                         "occluders+assembly": t4 - t3s, "background upkeep": t5 - t4}
         return Detections(frame, t_s, tuple(items))
+
+    def _normalise_light(self, image: np.ndarray, coarse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the frame divided by its per-channel gain against the empty board, the coarse empty board in
+        this frame's light) (:class:`vision.light_norm.LightNorm`): a drifting exposure or white balance is
+        taken out before anything is compared with the empty board. The coarse difference compares the
+        frame as it is with the empty board times the gain, saturating as the camera does (a brightened
+        board clips at 255, which no division undoes); the fits see the frame in the empty board's light."""
+        gain = self.light.gain(coarse, self._bg_coarse, self._quiet, self._mask)
+        if gain is None:
+            return image, self._bg_coarse
+        inv = tuple(float(1.0 / g) for g in gain) + (0.0,)
+        return cv2.multiply(image, inv), cv2.multiply(self._bg_coarse, tuple(float(g) for g in gain) + (0.0,))
 
     def _split(self, image: np.ndarray, box, mm2_per_cpx: float, widest: float = math.inf) -> np.ndarray:
         """Seeds (coarse px) for the pieces of a blob that holds several (:func:`vision.blobs.peak_seeds`);
@@ -399,41 +406,6 @@ class ClassicalDetector:
         return None
 
     # ------------------------------------------------------------------ pieces
-    def _classify(self, colours: np.ndarray, confident: list | None = None) -> list[tuple[str, str | None] | None]:
-        """Nearest class prototype (for marbles the nearer of the followed and the family's colour) within that
-        class's tolerance, and clearly nearer than the next class;
-        ``confident`` (if given) gets per colour whether the match is close enough to learn from."""
-        classes = list(self.prototypes)
-        protos = np.stack([self.prototypes[c] for c in classes])
-        d = _distance(colours[:, None, :], protos[None, :, :])
-        for k, c in enumerate(classes):
-            if c in self.anchors:
-                d[:, k] = np.minimum(d[:, k], _distance(colours, self.anchors[c]))
-        best = np.argmin(d, axis=1)
-        tol = [self.tolerance.get(classes[b], self._learned_tolerance(classes[b])) for b in best]
-        second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
-        if confident is not None:
-            confident[:] = [bool(d[j, b] <= 0.6 * tol[j] and d[j, b] < 0.35 * second[j]) for j, b in enumerate(best)]
-        return [classes[b] if d[j, b] <= tol[j] and d[j, b] < 0.6 * second[j] else None for j, b in enumerate(best)]
-
-    def _adapt(self, samples: dict) -> None:
-        """Move each class's prototype towards the colours of this frame's confident, sharp detections of
-        it; a class known only from nominal colours takes the measured tolerance once seen often enough
-        (a bat first put down by hand is named from the nominal colour, then by its own)."""
-        for cls, cols in samples.items():
-            if self.adapt_rate <= 0 or cls not in self.prototypes:
-                continue
-            mean = np.median(np.stack(cols), axis=0)
-            seen = self._confident.get(cls, 0)
-            # the first sightings weigh as much as the nominal colour did; later ones slowly track the light
-            rate = max(self.adapt_rate, len(cols) / (seen + len(cols) + 1.0)) if seen < self.adapt_after else self.adapt_rate
-            self.prototypes[cls] = self.prototypes[cls] + rate * (mean - self.prototypes[cls])
-            n = self._confident[cls] = seen + len(cols)
-            if self.colour_source.get(cls) == "appearance" and n >= self.adapt_after:
-                if cls[0] != "marble":  # a player's marbles differ among themselves: keep the family's width
-                    self.tolerance[cls] = max(self._learned_tolerance(cls), 0.5 * self.tolerance[cls])
-                self.colour_source[cls] = "online"
-
     def _seed(self, seen, kind: str) -> RimSeed:
         return RimSeed((float(seen[0]), float(seen[1])), self.surface.radius(kind), self.top_z[kind], kind != "marble")
 
@@ -466,6 +438,8 @@ class ClassicalDetector:
                     fits[j], classes[j] = f, cls or classes[j]  # blur mixes the board into the colour
                 for (j, _), flag in zip(ok, flags):
                     sure[j] = flag
+        if self._bat_unknown():
+            self._unknown_bats(image, fits, classes, sure, frame)
         accepted = []
         for j, (fit, cls) in enumerate(zip(fits, classes)):
             if fit is None or cls is None:
@@ -473,7 +447,8 @@ class ClassicalDetector:
             r = self.surface.radius(cls[0])
             if self._sunk(fit.centre_mm, r):
                 continue
-            if fit.rays < self.min_rays or not -0.25 * r < fit.bias_mm < 0.9 * r:
+            min_rays = self.crowded_min_rays if owners[j] in self._crowded else self.min_rays
+            if fit.rays < min_rays or not -0.25 * r < fit.bias_mm < 0.9 * r:
                 continue
             # a sharp disc; or one smeared by its motion during the exposure, whose outline is a stadium: a disc
             # fitted to it sits at its middle (the piece at mid-exposure) but with a larger radius and residual
@@ -502,6 +477,23 @@ class ClassicalDetector:
             if all(math.dist(det.centre_mm, k.centre_mm) > 1.2 * min(det.radius_mm, k.radius_mm) for k, _ in kept):
                 kept.append((det, blob))
         return kept
+
+    def _bat_unknown(self) -> bool:
+        return self.bat_search.active and (self.spec.striker, None) not in self.prototypes
+
+    def _unknown_bats(self, image, fits, classes, sure, frame: int) -> None:
+        """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
+        striking zone is the bat, whatever its colour; its colour is learnt once it lies still."""
+        cand = [j for j, f in enumerate(fits) if (classes[j] is None or classes[j][0] == self.default_kind)
+                and self.bat_search.could_be(f, self.max_rms_mm)]
+        if not cand:
+            return
+        kind = self.spec.striker
+        again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kind) for j in cand])
+        for j, f in zip(cand, again):
+            if self.bat_search.is_bat(f, self.max_rms_mm):
+                fits[j], classes[j], sure[j] = f, (kind, None), False
+                self.bat_search.seen(f.centre_mm, f.colour, frame)
 
     def _sunk(self, centre_mm, radius_mm: float) -> bool:
         """A marble over the pit by more than half its radius has fallen in: it is no longer on the field
@@ -617,8 +609,9 @@ class ClassicalDetector:
                          outline_mm=tuple((float(a), float(b)) for a, b in outline))
 
     # ------------------------------------------------------------------ empty board upkeep
-    def _refresh(self, image: np.ndarray, mask: np.ndarray) -> None:
-        """Blend one band of rows of the empty board towards this frame where nothing was seen."""
+    def _refresh(self, image: np.ndarray, mask: np.ndarray, raw: np.ndarray | None = None) -> None:
+        """Blend one band of rows of the empty board towards this frame where nothing was seen (``image``
+        in the empty board's light; not where the frame as taken, ``raw``, is saturated)."""
         if self.refresh_rate <= 0:
             return
         x0, y0, x1, y1 = self.roi
@@ -631,6 +624,8 @@ class ClassicalDetector:
         if busy.size == 0:
             return
         quiet = cv2.resize(cv2.bitwise_not(busy), (x1 - x0, b - a), interpolation=cv2.INTER_NEAREST)
+        if raw is not None and raw is not image:
+            quiet = cv2.bitwise_and(quiet, cv2.inRange(raw[a:b, x0:x1], (0, 0, 0), (249, 249, 249)))
         acc = self._bg_acc[a:b, x0:x1]
         cv2.accumulateWeighted(image[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
         rounded = acc + 0.5  # np.clip(acc + 0.5, 0, 255).astype(np.uint8), without its temporary arrays
@@ -639,36 +634,6 @@ class ClassicalDetector:
         cw = (x1 - x0) // q
         self._bg_coarse[band // q:(b - y0) // q] = cv2.resize(self.background[a:b, x0:x1], (cw, (b - a) // q),
                                                             interpolation=cv2.INTER_LINEAR)
-
-
-def _distance(colour: np.ndarray, proto: np.ndarray) -> np.ndarray:
-    """Colour distance: chromaticity (L1 of the B, G, R shares) plus 0.15 x |log brightness difference|."""
-    colour, proto = np.asarray(colour), np.asarray(proto)
-    return np.abs(colour[..., :3] - proto[..., :3]).sum(-1) + 0.15 * np.abs(colour[..., 3] - proto[..., 3])
-
-
-_CLASSES = {"pawn_A": ("pawn", "A"), "pawn_B": ("pawn", "B"), "bat": ("bat", None), "marble_A": ("marble", "A"),
-            "marble_B": ("marble", "B")}
-
-
-def _class_name(cls: tuple[str, str | None]) -> str:
-    return cls[0] if cls[1] is None else f"{cls[0]}_{cls[1]}"
-
-
-def _looks(appearance, kinds: tuple[str, ...]):
-    """(board BGR, {class: (piece BGR, spread)}) of the pieces of ``kinds`` (the game's) from a
-    ``calibration.appearance.Appearance`` or its JSON form; None when there is none."""
-    if appearance is None:
-        return None
-    if isinstance(appearance, Mapping):
-        board = appearance["board_rgb"]
-        items = [(k, v["rgb"], v["spread"]) for k, v in appearance["pieces"].items()]
-    else:
-        board = appearance.board_rgb
-        items = [(k, v.rgb, v.spread) for k, v in appearance.pieces.items()]
-    pieces = {_CLASSES[k]: (np.asarray(rgb, np.float32)[::-1], float(spread)) for k, rgb, spread in items
-              if k in _CLASSES and _CLASSES[k][0] in kinds}
-    return np.asarray(board, np.float32)[::-1], pieces
 
 
 def _part_centres(lab: np.ndarray, j: int, discs: float) -> list[tuple[float, float]]:

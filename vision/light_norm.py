@@ -1,0 +1,91 @@
+"""The light of each frame against the empty board, for the classical detector's difference stage.
+
+Two things a fixed difference threshold gets wrong:
+
+* *The light at each place.* A piece differs from the board by a share of the light falling there, so in a
+  dim room (or a lamp's dark corner) a dark piece differs by less than the threshold tuned for the nominal
+  light; the sensor's noise does not shrink with the light. The threshold per coarse pixel is therefore
+  the nominal ``cap`` (what the fixed threshold was) times the light there: the empty board's brightness
+  (its brightest channel) against the board's nominal brightness (``for_board``: the profile's board
+  colour, which says what the board's own shade is, a light beech or dark earth); never above the cap,
+  and at least ``noise_k`` times the frame's own noise level (the median difference over the board, which
+  is mostly empty) plus a grey level, so noise never makes specks.
+* *Exposure and white balance that drift.* A camera's auto exposure or white balance scales every channel
+  of the whole picture; against a fixed empty board the whole surface becomes one blob. ``gain`` is the
+  ratio, per channel, of the frame to the empty board over the places where nothing was found on the last
+  frame (the mean of the middle half of the ratios: what a piece or a shadow still covers there is a
+  minority), and the detector compares the frame with the empty board in this light (``ClassicalDetector.
+  _normalise_light``). A gain within 2 % of 1 is left alone (a renderer's or camera's flicker).
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+__all__ = ["LightNorm"]
+
+
+class LightNorm:
+    """``gain(coarse, empty_coarse, quiet)`` then ``threshold(strength, empty_coarse, inside)`` per frame."""
+
+    def __init__(self, cap: float = 22.0, fraction: float = 0.11, noise_k: float = 3.0, noise_add: float = 2.0,
+                 noise_rate: float = 0.2, min_gain_change: float = 0.02, step: int = 3):
+        self.cap, self.fraction = float(cap), float(fraction)
+        self.noise_k, self.noise_add, self.noise_rate = float(noise_k), float(noise_add), float(noise_rate)
+        self.min_gain_change, self.step = float(min_gain_change), int(step)
+        self.noise: float | None = None  # median difference of the board (grey levels), followed over frames
+        self.last_gain = np.ones(3)
+
+    @classmethod
+    def for_board(cls, cap: float, nominal_board) -> "LightNorm":
+        """The threshold at the cap where the board is as bright as ``nominal_board`` (its colour under the
+        nominal light, any channel order), below it in proportion; the default share without one."""
+        if nominal_board is None or max(nominal_board) <= 0:
+            return cls(cap=cap)
+        return cls(cap=cap, fraction=float(cap) / float(max(nominal_board)))
+
+    def gain(self, coarse: np.ndarray, empty: np.ndarray, quiet: np.ndarray | None, inside: np.ndarray) -> np.ndarray | None:
+        """Per-channel (B, G, R) gain of this frame against the empty board over the ``quiet`` coarse pixels
+        (where nothing was seen on the last frame; the whole board ``inside`` when that is under a third
+        of it: a frame that was all one blob must not keep the gain from being measured); None when it
+        is within ``min_gain_change`` of 1 (nothing to correct)."""
+        s = self.step
+        inner = inside[::s, ::s] > 0
+        sub = inner if quiet is None else quiet[::s, ::s] > 0
+        if sub.sum() < inner.sum() / 3:
+            sub = inner
+        # per channel, not over a 3-long last axis (numpy's reduction there is many times slower)
+        f = [c[sub].astype(np.float32) for c in cv2.split(np.ascontiguousarray(coarse[::s, ::s]))]
+        e = [c[sub].astype(np.float32) for c in cv2.split(np.ascontiguousarray(empty[::s, ::s]))]
+        # ratios of dark or clipped pixels are noise
+        lit = (np.minimum(np.minimum(e[0], e[1]), e[2]) >= 8.0) & (np.maximum(np.maximum(f[0], f[1]), f[2]) < 250.0)
+        if lit.sum() < 50:
+            return None
+        g = np.array([_mid_mean(fc[lit] / ec[lit]) for fc, ec in zip(f, e)], np.float32)
+        self.last_gain = g
+        if np.abs(g - 1.0).max() < self.min_gain_change:
+            return None
+        return g
+
+    def threshold(self, strength: np.ndarray, empty: np.ndarray, inside: np.ndarray) -> np.ndarray:
+        """Difference threshold per coarse pixel (uint8, as ``strength``): a share of the empty board's light
+        there, between the noise floor and the nominal cap."""
+        hist = cv2.calcHist([strength], [0], inside, [256], [0, 256]).ravel()
+        total = hist.sum()
+        if total > 0:
+            median = float(np.searchsorted(np.cumsum(hist), 0.5 * total))
+            self.noise = median if self.noise is None else self.noise + self.noise_rate * (median - self.noise)
+        floor = min(self.noise_k * (self.noise or 0.0) + self.noise_add, self.cap)
+        # one table over the 256 grey levels of the board's brightest channel, applied with cv2.LUT
+        table = np.clip(np.arange(256, dtype=np.float32) * np.float32(self.fraction), floor, self.cap).astype(np.uint8)
+        b, g, r = cv2.split(empty)
+        return cv2.LUT(cv2.max(cv2.max(b, g), r), table)
+
+
+def _mid_mean(ratios: np.ndarray) -> float:
+    """The mean of the middle half of the values: as robust as the median to the places a piece or a
+    shadow still covers, and not stepped like the median of ratios of whole grey levels."""
+    n = len(ratios)
+    lo, hi = n // 4, n - n // 4
+    part = np.partition(ratios, (lo, hi - 1))
+    return float(part[lo:hi].mean())
