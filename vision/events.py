@@ -158,6 +158,7 @@ class EventExtractor:
         self.t_err_floor_s, self.reach_tol_mm, self.window_pad = t_err_floor_s, reach_tol_mm, window_pad
         self.min_speed_mm_s = min_speed_mm_s
         self.exposure_s = exposure_s
+        self.used_stamp_s = 0.0  # the frame-time scatter of the shot last extracted (``motions``)
 
     # -- the one method ----------------------------------------------------------------------------
     def extract(self, tracks: Mapping[str, Track]) -> "Extraction":
@@ -171,12 +172,12 @@ class EventExtractor:
     def motions(self, tracks: Mapping[str, Track]) -> dict[str, Motion]:
         sigma = self.sigma_mm if self.sigma_mm is not None else estimate_sigma(tracks)
         arrays = {p: tr.arrays()[:2] for p, tr in tracks.items() if tr.observed()}
-        stamp = self._stamp_sigma_of([t for t, _ in arrays.values()])  # a moving line is not cut by its stamps
+        stamp = self._stamp_sigma([t for t, _ in arrays.values()])  # a moving line is not cut by its stamps
         decel = self.decel_mm_s2
         if decel is None:
             rough = [split_track(t, xy, sigma, stamp_s=stamp) for t, xy in arrays.values()]
             decel = estimate_decel(rough, list(arrays.values()), sigma)
-        self.used_sigma_mm, self.used_decel_mm_s2 = sigma, decel
+        self.used_sigma_mm, self.used_decel_mm_s2, self.used_stamp_s = sigma, decel, stamp
         return {p: Motion(tracks[p], t, xy, split_track(t, xy, sigma, decel, stamp_s=stamp)) for p, (t, xy) in arrays.items()}
 
     # -- candidates ----------------------------------------------------------------------------------
@@ -197,12 +198,8 @@ class EventExtractor:
                 dt = max(dt, float(m.t[i] - m.t[i - 1]))
         return dt
 
-    @classmethod
-    def _stamp_sigma(cls, motions: Mapping[str, Motion]) -> float:
-        return cls._stamp_sigma_of([m.t for m in motions.values()])
-
     @staticmethod
-    def _stamp_sigma_of(times) -> float:
+    def _stamp_sigma(times) -> float:
         """How far the frame times scatter about a smooth clock (a live stream's jitter), from the second
         differences of the shot's frame times (a slow drift of the rate leaves them near zero; white stamp
         noise of sigma gives them sigma * sqrt(6)). Zero for exact times (a file, a folder)."""
@@ -477,7 +474,7 @@ class EventExtractor:
             # a resting piece set off beside one that never moved (the bat struck away from a pawn it
             # lay against): an unmoved piece cannot have pushed it, so its launch is no contact
             return None
-        stamp = self._stamp_sigma(motions)
+        stamp = self.used_stamp_s  # the shot's, measured once in ``motions``
         if valid:
             # weighted by the measurement errors (a frame-time scatter carried in by each estimate's lines:
             # approach and departure rest on different frames); the lag model is common to the estimates, so its
@@ -545,7 +542,7 @@ class EventExtractor:
                 t_hit, sig = (tr.left_t_s or float(m.t[-1])) + dt / 2, dt / 2
             kind = tr.left
             unseen = tr.pit_unseen
-            sig = math.hypot(sig, self._stamp_sigma(motions))
+            sig = math.hypot(sig, self.used_stamp_s)
             ev = Event(t_hit, Kind(kind), piece=pid, t_err=math.sqrt(sig ** 2 + self.t_err_floor_s ** 2),
                        confidence=0.5 if unseen else 1.0, side=tr.left_where if kind == "off" else None,
                        pocket=tr.left_where if kind == "pocket" else None,
