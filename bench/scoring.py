@@ -34,12 +34,18 @@ QUICK = ("own-opponent-3ms", "opponent-first", "ricochet", "bat-pocketed", "touc
 
 
 # -- the clips ----------------------------------------------------------------------------------------------
+def gap_of(seed: int) -> tuple[float, str]:
+    """The gap clip ``seed``'s (gap in ms, a random 0-8, which pawn first: own or opponent)."""
+    rng = random.Random(seed)
+    gap = round(rng.uniform(0.0, 8.0), 3)
+    return gap, rng.choice(("own", "opponent"))
+
+
 def gap_episode(profile, seed: int):
     """The bat grazes two pawns a random 0-8 ms apart, own or opponent first (seeded)."""
     from sim.scenarios_novuss import own_opponent
-    rng = random.Random(seed)
-    gap = round(rng.uniform(0.0, 8.0), 3)
-    return own_opponent(profile, seed, gap, first=rng.choice(("own", "opponent")))
+    gap, first = gap_of(seed)
+    return own_opponent(profile, seed, gap, first=first)
 
 
 def clips(quick: bool, gap_seeds: int):
@@ -230,9 +236,11 @@ def _score_shots(profile, ep, truths, records, stats, fold: dict) -> None:
         first = _first_contact_event(profile, truth["events"])
         stats["t_err_first_ms"].extend(abs(g["t"] - t["t"]) * 1000 for t, g in pairs if t is first)
         # is the stated t_err honest? the share of contacts/cushions within 2 t_err of the truth
+        clock = rec.get("meta", {}).get("clock_err_s", 0.0)  # a live stream's fitted clock: shared by the events
         for t, g in pairs:
             if t["kind"] in ("contact", "cushion"):
-                stats[f"t_cover_{t['kind']}"].append(abs(g["t"] - t["t"]) <= 2.0 * g.get("t_err", 0.0) + 1e-7)
+                err = math.hypot(g.get("t_err", 0.0), clock)
+                stats[f"t_cover_{t['kind']}"].append(abs(g["t"] - t["t"]) <= 2.0 * err + 1e-7)
         stats["calls"].append((got[0]["t0"],) + _ruling(profile, ep, i, truth, rec, states[i], stats))
 
 

@@ -27,6 +27,7 @@ from rules.game import piece_key
 from rules.record import Event, Kind
 
 from .board import Surface
+from .clock import SteadyClock, retime
 from .fit import Fit, estimate_decel, fit_stretch, split_track, with_residuals
 from .types import Track
 
@@ -36,11 +37,13 @@ __all__ = ["EventExtractor", "Extraction", "Motion", "estimate_sigma"]
 @dataclass(frozen=True)
 class Extraction:
     """What ``EventExtractor.extract`` read from one shot's tracks: the events, the fitted motions they
-    were solved from (for the dispute view) and the position noise it assumed."""
+    were solved from (for the dispute view), the position noise it assumed and, where the frame times were
+    taken from the steady clock behind a stream's stamps (``vision.clock``), that clock's own error."""
 
     events: tuple[Event, ...]
     motions: Mapping[str, "Motion"]
     sigma_mm: float
+    clock_err_s: float = 0.0  # the fitted frame clock's error, common to events close in time (not in t_err)
 
 
 @dataclass
@@ -159,6 +162,8 @@ class EventExtractor:
         self.min_speed_mm_s = min_speed_mm_s
         self.exposure_s = exposure_s
         self.used_stamp_s = 0.0  # the frame-time scatter of the shot last extracted (``motions``)
+        self.clock = SteadyClock()
+        self.used_clock_s = 0.0  # how far the fitted frame clock of that shot may be off (0: the stamps stood)
 
     # -- the one method ----------------------------------------------------------------------------
     def extract(self, tracks: Mapping[str, Track]) -> "Extraction":
@@ -167,12 +172,18 @@ class EventExtractor:
         cands = self._contact_candidates(motions) + self._cushion_candidates(motions)
         events = self._resolve(cands, motions)
         events += self._departures(motions)
-        return Extraction(tuple(sorted(events, key=lambda e: (e.t, e.kind.value))), motions, float(self.used_sigma_mm))
+        return Extraction(tuple(sorted(events, key=lambda e: (e.t, e.kind.value))), motions, float(self.used_sigma_mm),
+                          self.used_clock_s)
 
     def motions(self, tracks: Mapping[str, Track]) -> dict[str, Motion]:
         sigma = self.sigma_mm if self.sigma_mm is not None else estimate_sigma(tracks)
         arrays = {p: tr.arrays()[:2] for p, tr in tracks.items() if tr.observed()}
         stamp = self._stamp_sigma([t for t, _ in arrays.values()])  # a moving line is not cut by its stamps
+        self.used_clock_s = 0.0
+        if stamp > 0.0:  # stamps that scatter: the capture times may be the steady clock behind them
+            steady = retime(arrays, self.clock, self.min_speed_mm_s)
+            if steady is not None:  # smooth times: what is left is the clock's own error, shared by all
+                arrays, self.used_clock_s, stamp = steady[0], steady[1], 0.0
         decel = self.decel_mm_s2
         if decel is None:
             rough = [split_track(t, xy, sigma, stamp_s=stamp) for t, xy in arrays.values()]

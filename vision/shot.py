@@ -104,6 +104,8 @@ class ShotAssembler:
             # within which a call on a position is a close call (2 sigma of the worst)
             "position_sigma_mm": {p: round(v, 3) for p, v in sorted(sigma_after.items())},
             "position_tolerance_mm": round(2.0 * max(sigma_after.values(), default=self.calibration_rms_mm), 3)}
+        if extraction.clock_err_s > 0:  # the events' times are on the clock fitted through the stamps: each
+            meta["clock_err_s"] = round(extraction.clock_err_s, 6)  # t_err is relative to it, this its own error
         # pieces that rolled out of the camera's view during the shot: where they stopped is unknown, so
         # they are in neither ``after`` nor any event; the referee (or the game state) must place them
         left_view = sorted(p for p, m in motions.items() if m.track.left == "view")
