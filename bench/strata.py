@@ -47,6 +47,7 @@ from bench import scoring  # noqa: E402
 from bench.vision_clips import in_view, on_surface  # noqa: E402
 from bench.vision_detect import occluder_polygons  # noqa: E402
 from calibration import default_profile  # noqa: E402
+from calibration.atomic import write_text_atomic  # noqa: E402
 from sim.render import Renderer  # noqa: E402
 from sim.render_light import drift_gain  # noqa: E402
 from sim.render_settings import make_camera  # noqa: E402
@@ -229,6 +230,8 @@ def main(argv=None) -> int:
     unknown = [s for s in chosen if s not in STRATA]
     if unknown:
         ap.error(f"unknown stratum {unknown[0]!r} (known: {', '.join(STRATA)})")
+    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        ap.error(f"--out {args.out}: folder {os.path.dirname(os.path.abspath(args.out))} does not exist")
     games = [g.strip() for g in args.games.split(",")]
     rates = [int(f) for f in args.fps.split(",")]
     t0 = time.perf_counter()
@@ -252,8 +255,7 @@ def main(argv=None) -> int:
         text += "\n".join(notes) if notes else "(none)"
     print(text)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
+        write_text_atomic(args.out, text + "\n")
     return 0
 
 

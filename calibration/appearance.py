@@ -20,7 +20,6 @@ class, in the detector's colour distance (sum of |difference| of the red, green 
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -63,7 +62,7 @@ class Appearance:
 
 def _rgb(value, what: str, where: str) -> tuple[float, float, float]:
     if (not isinstance(value, (list, tuple)) or len(value) != 3
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= 255
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 255  # nor nan, nor 10**400
                        for v in value)):
         raise AppearanceError(f"{where}: {what} must be [r, g, b] with each 0..255, got {value!r}")
     if sum(value) <= 0:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,14 +13,15 @@ import numpy as np
 
 from rules.game import GAMES
 
-from .atomic import write_atomic
-from .errors import CalibrationError
+from .atomic import Staged, write_atomic
+from .errors import CalibrationError, parse_json
 from .plane import PlaneFit, PlaneMap
 from .profile import Profile, ProfileError, load_profile, profile_from_dict
 
 __all__ = ["SCHEMA", "Calibration", "save_calibration", "load_calibration"]
 
 SCHEMA = "shotjudge.calibration/1"
+INTRINSICS_SOURCES = ("charuco", "nominal", "file", "known")
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,9 +91,9 @@ class Calibration:
         }
 
 
-def save_calibration(calibration: Calibration, path) -> Path:
-    """Write ``calibration`` to ``path`` atomically (temp file in the same folder, then rename)."""
-    path = Path(path)
+def save_calibration(calibration: Calibration, path, stage: Staged | None = None) -> Path:
+    """Write ``calibration`` to ``path`` atomically (temp file in the same folder, then rename), or into
+    ``stage``'s group of files (``calibration.atomic``)."""
     text = json.dumps(calibration.to_dict(), indent=2) + "\n"
 
     def write(tmp: str) -> None:
@@ -102,25 +102,44 @@ def save_calibration(calibration: Calibration, path) -> Path:
             fh.flush()
             os.fsync(fh.fileno())
 
-    return write_atomic(path, write)
+    return stage.file(path, write) if stage is not None else write_atomic(path, write)
+
+
+def _finite(value, path: str, where: str) -> float:
+    if not isinstance(value, bool) and isinstance(value, (int, float)) and abs(value) < 1e300:  # nor nan, nor 10**400
+        return float(value)
+    raise CalibrationError(f"{where}: {path}: must be a finite number, got {value!r:.60}")
 
 
 def _matrix(data: dict, key: str, shape: tuple[int, int], where: str) -> np.ndarray:
-    try:
-        a = np.array(data[key], dtype=float)
-    except KeyError:
-        raise CalibrationError(f"{where}: {key} is missing") from None
-    except (TypeError, ValueError):
-        raise CalibrationError(f"{where}: {key} must be a {shape[0]}x{shape[1]} list of numbers") from None
-    if a.shape != shape or not np.all(np.isfinite(a)):
-        raise CalibrationError(f"{where}: {key} must be a {shape[0]}x{shape[1]} list of finite numbers")
-    return a
+    if key not in data:
+        raise CalibrationError(f"{where}: {key} is missing")
+    rows = data[key]
+    if not isinstance(rows, list) or len(rows) != shape[0] or not all(isinstance(r, list) and len(r) == shape[1] for r in rows):
+        raise CalibrationError(f"{where}: {key} must be a {shape[0]}x{shape[1]} list of numbers")
+    return np.array([[_finite(v, f"{key}[{i}][{j}]", where) for j, v in enumerate(r)] for i, r in enumerate(rows)])
+
+
+def _camera(data: dict, size: list, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """The lens: a pinhole camera matrix whose principal point lies in the picture, and its distortion."""
+    k = _matrix(data, "camera_matrix", (3, 3), where)
+    if k[0, 0] <= 0 or k[1, 1] <= 0:
+        raise CalibrationError(f"{where}: camera_matrix: the focal lengths [0][0] and [1][1] must be positive")
+    if k[1, 0] != 0 or k[2, 0] != 0 or k[2, 1] != 0 or k[2, 2] != 1:
+        raise CalibrationError(f"{where}: camera_matrix: must be [[fx, skew, cx], [0, fy, cy], [0, 0, 1]]")
+    if not (0 <= k[0, 2] <= size[0] and 0 <= k[1, 2] <= size[1]):
+        raise CalibrationError(f"{where}: camera_matrix: the principal point ({k[0, 2]:.6g}, {k[1, 2]:.6g}) px lies "
+                               f"outside the {size[0]}x{size[1]} picture")
+    dist = data.get("distortion")
+    if not isinstance(dist, list) or len(dist) not in (4, 5, 8, 12, 14):
+        raise CalibrationError(f"{where}: distortion must be a list of 4, 5, 8, 12 or 14 numbers")
+    return k, np.array([_finite(v, f"distortion[{i}]", where) for i, v in enumerate(dist)])
 
 
 def _number(value, what: str, where: str, optional: bool = False):
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e300:
         raise CalibrationError(f"{where}: {what} must be a non-negative number, got {value!r}")
     return float(value)
 
@@ -150,11 +169,10 @@ def load_calibration(path, expected_image_size=None) -> Calibration:  # noqa: C9
     if not p.is_file():
         raise CalibrationError(f"calibration file {where} does not exist (run: shotjudge calibrate --out {where})")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise CalibrationError(f"{where}: not a calibration file (not UTF-8 text)") from None
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"{where}: truncated or not JSON ({exc.msg} at line {exc.lineno})") from None
+    data = parse_json(text, where, CalibrationError, "a calibration file")
     if not isinstance(data, dict):
         raise CalibrationError(f"{where}: a calibration file must be a JSON object")
     if data.get("schema") != SCHEMA:
@@ -165,34 +183,31 @@ def load_calibration(path, expected_image_size=None) -> Calibration:  # noqa: C9
     profile = _profile(data, where)
     size = data.get("image_size")
     if (not isinstance(size, list) or len(size) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
-        raise CalibrationError(f"{where}: image_size must be [width, height] in pixels, got {size!r}")
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 100_000 for v in size)):
+        raise CalibrationError(f"{where}: image_size must be [width, height] in pixels, got {size!r:.60}")
     if expected_image_size is not None and tuple(size) != tuple(int(v) for v in expected_image_size):
         w, h = expected_image_size
         raise CalibrationError(f"{where}: made for {size[0]}x{size[1]} images but the frames are {w}x{h} "
                                f"(re-calibrate at this resolution)")
-    k = _matrix(data, "camera_matrix", (3, 3), where)
-    dist = data.get("distortion")
-    if not isinstance(dist, list) or len(dist) not in (4, 5, 8, 12, 14):
-        raise CalibrationError(f"{where}: distortion must be a list of 4, 5, 8, 12 or 14 numbers")
+    k, dist = _camera(data, size, where)
     h = _matrix(data, "homography_image_to_board", (3, 3), where)
     res = data.get("residuals")
     if not isinstance(res, dict):
         raise CalibrationError(f"{where}: residuals must be an object with rms_mm, max_mm, rms_px, points")
-    intr = data.get("intrinsics") if isinstance(data.get("intrinsics"), dict) else {}
+    intr = _intrinsics(data, where)
     method = data.get("method", "markers")
     if method not in ("markers", "manual"):
         raise CalibrationError(f"{where}: method must be 'markers' or 'manual', got {method!r}")
     ids = data.get("marker_ids", [])
     if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
         raise CalibrationError(f"{where}: marker_ids must be a list of integers")
-    try:
-        plane = PlaneMap((size[0], size[1]), k, np.array(dist, dtype=float), h)
-        points = res.get("points")
-        if isinstance(points, bool) or not isinstance(points, int) or points < 4:
-            raise CalibrationError(f"residuals.points must be an integer >= 4, got {points!r}")
-    except (CalibrationError, TypeError, ValueError) as exc:
-        raise CalibrationError(f"{where}: {exc}") from None
+    try:  # the lens was checked above: what PlaneMap refuses now is the homography
+        plane = PlaneMap((size[0], size[1]), k, dist, h)
+    except CalibrationError as exc:
+        raise CalibrationError(f"{where}: homography_image_to_board: {exc}") from None
+    points = res.get("points")
+    if isinstance(points, bool) or not isinstance(points, int) or not 4 <= points <= 1_000_000:
+        raise CalibrationError(f"{where}: residuals.points must be a whole number from 4 to 1000000, got {points!r:.60}")
     _check_board_in_view(plane, profile, where)
     appearance = None
     if data.get("appearance") is not None:
@@ -205,8 +220,21 @@ def load_calibration(path, expected_image_size=None) -> Calibration:  # noqa: C9
     return Calibration(profile, plane, _number(res.get("rms_mm"), "residuals.rms_mm", where),
                        _number(res.get("max_mm"), "residuals.max_mm", where),
                        _number(res.get("rms_px"), "residuals.rms_px", where), points, method, tuple(ids),
-                       str(intr.get("source", "file")), _number(intr.get("rms_px"), "intrinsics.rms_px", where, True),
-                       str(data.get("created", "")), appearance)
+                       intr.get("source", "file"), _number(intr.get("rms_px"), "intrinsics.rms_px", where, True),
+                       data.get("created", ""), appearance)
+
+
+def _intrinsics(data: dict, where: str) -> dict:
+    """Where the lens came from (optional), and when the file was made (optional text)."""
+    intr = data.get("intrinsics", {})
+    if not isinstance(intr, dict):
+        raise CalibrationError(f"{where}: intrinsics must be an object with source and rms_px, got {intr!r:.60}")
+    if intr.get("source", "file") not in INTRINSICS_SOURCES:
+        raise CalibrationError(f"{where}: intrinsics.source must be one of {', '.join(INTRINSICS_SOURCES)}, "
+                               f"got {intr.get('source')!r:.60}")
+    if not isinstance(data.get("created", ""), str):
+        raise CalibrationError(f"{where}: created must be a date as text, got {data.get('created')!r:.60}")
+    return intr
 
 
 def _check_board_in_view(plane: PlaneMap, profile: Profile, where: str) -> None:
@@ -217,9 +245,9 @@ def _check_board_in_view(plane: PlaneMap, profile: Profile, where: str) -> None:
     square = np.array([[-r, r], [r, r], [r, -r], [-r, -r]])
     q = np.column_stack([square, np.ones(4)]) @ plane.board_to_undistorted.T
     if np.any(q[:, 2] <= 0):
-        raise CalibrationError(f"{where}: the homography puts the board behind the camera (file edited or corrupt)")
+        raise CalibrationError(f"{where}: homography_image_to_board: puts the board behind the camera (file edited or corrupt)")
     px = q[:, :2] / q[:, 2:3]
     # board +y is image up: the board's corners keep their clockwise order in the image
     area = 0.5 * np.sum(px[:, 0] * np.roll(px[:, 1], -1) - np.roll(px[:, 0], -1) * px[:, 1])
     if area <= 0:
-        raise CalibrationError(f"{where}: the homography mirrors the board (file edited or corrupt)")
+        raise CalibrationError(f"{where}: homography_image_to_board: mirrors the board (file edited or corrupt)")

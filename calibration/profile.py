@@ -6,7 +6,6 @@ A profile is a JSON file (see ``docs/schemas/profile.schema.json``). The shipped
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -17,6 +16,8 @@ from typing import Any, Mapping
 
 from rules.game import GAMES, CvrnkanaGame, NovussGame, game_class
 
+from .errors import parse_json
+
 __all__ = ["Profile", "ProfileError", "load_profile", "default_profile", "list_profiles", "profile_for", "profile_from_dict",
            "save_profile"]
 
@@ -24,6 +25,8 @@ SCHEMA = "shotjudge.profile/1"
 
 #: game name -> the geometry keys its profile must give: the fields of the game's geometry (``rules.game``)
 _REQUIRED = {name: tuple(f.name for f in fields(game.geometry_type)) for name, game in GAMES.items()}
+#: Cvrnkana clause 5: a marble's diameter, inclusive
+MARBLE_MM = (10.0, 16.5)
 
 
 class ProfileError(ValueError):
@@ -81,9 +84,9 @@ def _check_geometry(game: str, geo: Mapping[str, Any], where: str) -> None:
     for key in _REQUIRED[game]:
         if key not in geo:
             raise ProfileError(f"{where}: geometry.{key} is missing")
-        value = geo[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise ProfileError(f"{where}: geometry.{key} must be a positive number, got {value!r}")
+    for key, value in geo.items():  # the optional sizes (piece heights, used by vision and the simulator) too
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e300:
+            raise ProfileError(f"{where}: geometry.{key} must be a positive number, got {value!r:.60}")
     _PLAUSIBLE[game_class(game)](geo, where)
 
 
@@ -91,6 +94,12 @@ def _check_novuss(geo: Mapping[str, Any], where: str) -> None:
     half = geo["surface_mm"] / 2
     if geo["pawn_hole_mm"] >= geo["pawn_diameter_mm"] or geo["bat_hole_mm"] >= geo["bat_diameter_mm"]:
         raise ProfileError(f"{where}: a hole must be smaller than its piece")
+    for key in ("pawn_diameter_mm", "bat_diameter_mm"):  # a piece no pocket can take could never be pocketed
+        if geo[key] >= 2 * geo["pocket_radius_mm"]:
+            raise ProfileError(f"{where}: geometry.{key} ({geo[key]:g} mm) must be smaller than a pocket "
+                               f"(2 x pocket_radius_mm = {2 * geo['pocket_radius_mm']:g} mm)")
+    if geo["pocket_radius_mm"] >= half:
+        raise ProfileError(f"{where}: geometry.pocket_radius_mm must be less than half the board's surface_mm")
     if geo["zone_depth_mm"] >= half or geo["circle_radius_mm"] >= half - geo["zone_depth_mm"]:
         raise ProfileError(f"{where}: striking zones and the centre circle must fit on the board without overlapping")
     if geo["zone_half_width_mm"] > half:
@@ -100,6 +109,10 @@ def _check_novuss(geo: Mapping[str, Any], where: str) -> None:
 def _check_cvrnkana(geo: Mapping[str, Any], where: str) -> None:
     if not 50.0 <= geo["pit_diameter_mm"] <= 120.0:
         raise ProfileError(f"{where}: geometry.pit_diameter_mm must be 50-120 mm (rules clause 6), got {geo['pit_diameter_mm']}")
+    for key in ("marble_min_mm", "marble_max_mm"):  # the organiser's limits lie within the rules' own
+        if not MARBLE_MM[0] <= geo[key] <= MARBLE_MM[1]:
+            raise ProfileError(f"{where}: geometry.{key} must be {MARBLE_MM[0]:g}-{MARBLE_MM[1]:g} mm (rules clause 5), "
+                               f"got {geo[key]:g}")
     if not geo["marble_min_mm"] <= geo["marble_diameter_mm"] <= geo["marble_max_mm"]:
         raise ProfileError(f"{where}: geometry.marble_diameter_mm is outside marble_min_mm..marble_max_mm")
     if geo["marbles_per_player"] not in (10, 15, 20):
@@ -125,7 +138,7 @@ def _check_markers(markers: Any, where: str) -> None:
     if match is None:
         raise ProfileError(f"{where}: markers.dictionary must be an ArUco name like 'DICT_4X4_50', got {name!r}")
     size = markers.get("size_mm")
-    if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not 0 < size < 1e300:
         raise ProfileError(f"{where}: markers.size_mm must be a positive number, got {size!r}")
     centres = markers.get("centres_mm")
     if not isinstance(centres, dict) or len(centres) < 1:
@@ -136,7 +149,7 @@ def _check_markers(markers: Any, where: str) -> None:
         if not (isinstance(key, str) and key.isdigit() and int(key) < count):
             raise ProfileError(f"{where}: markers.centres_mm key {key!r} is not an id of {name} (0..{count - 1})")
         if (not isinstance(xy, list) or len(xy) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in xy)):
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e300 for v in xy)):
             raise ProfileError(f"{where}: markers.centres_mm[{key}] must be [x_mm, y_mm], got {xy!r}")
         points.append((key, float(xy[0]), float(xy[1])))
     for i, (ka, xa, ya) in enumerate(points):
@@ -158,6 +171,8 @@ def _from_dict(data: Any, where: str) -> Profile:
         raise ProfileError(f"{where}: geometry must be an object")
     _check_geometry(game, geo, where)
     _check_markers(data.get("markers") or {}, where)
+    if not isinstance(data.get("defaults_unconfirmed", False), bool):
+        raise ProfileError(f"{where}: defaults_unconfirmed must be true or false, got {data['defaults_unconfirmed']!r:.60}")
     appearance = None
     if data.get("appearance") is not None:
         from .appearance import AppearanceError, appearance_from_dict
@@ -180,10 +195,9 @@ def profile_from_dict(data: Any, where: str = "profile") -> Profile:
 
 def save_profile(profile: Profile, path: str | Path) -> Path:
     """Write a profile as JSON atomically (temp file + rename): how a measured profile is offered to a club."""
-    from .atomic import write_atomic
+    from .atomic import write_text_atomic
 
-    text = json.dumps(profile.to_dict(), indent=2) + "\n"
-    return write_atomic(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    return write_text_atomic(path, json.dumps(profile.to_dict(), indent=2) + "\n")
 
 
 def list_profiles() -> list[str]:
@@ -203,12 +217,11 @@ def load_profile(name_or_path: str | Path) -> Profile:
         if not path.is_file():
             known = ", ".join(list_profiles())
             raise ProfileError(f"profile {text_path!r} does not exist (shipped profiles: {known}; or give a path to a profile file)")
-        where, raw = str(path), path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ProfileError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return _from_dict(data, where)
+        try:
+            where, raw = str(path), path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ProfileError(f"{path}: not a profile (not UTF-8 text)") from None
+    return _from_dict(parse_json(raw, where, ProfileError, "a profile"), where)
 
 
 def default_profile(game: str) -> Profile:

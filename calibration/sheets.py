@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .atomic import write_atomic
+from .atomic import staged_files, write_atomic
 from .errors import CalibrationError
 from .markers import aruco_dictionary
 from .profile import Profile
@@ -149,8 +149,8 @@ def save_pages(pages: list[Image.Image], out, dpi: int = 300) -> list[Path]:
                                                 append_images=pages[1:]))
         return [out]
     paths = []
-    for k, page in enumerate(pages):
-        path = out if k == 0 else out.with_name(f"{out.stem}-{k + 1}{out.suffix}")
-        write_atomic(path, lambda tmp, page=page: page.save(tmp, "PNG", dpi=(dpi, dpi)))
-        paths.append(path)
+    with staged_files() as stage:  # every page or none
+        for k, page in enumerate(pages):
+            path = out if k == 0 else out.with_name(f"{out.stem}-{k + 1}{out.suffix}")
+            paths.append(stage.file(path, lambda tmp, page=page: page.save(tmp, "PNG", dpi=(dpi, dpi))))
     return paths

@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 def _internal_error(command: str, exc: BaseException) -> int:
     """A bug of ours: one line saying so and where the full trace was written (``SHOTJUDGE_TRACEBACK=1``
     lets it through instead, for a developer)."""
+    import contextlib
     import os
     import tempfile
     import time
@@ -68,12 +69,16 @@ def _internal_error(command: str, exc: BaseException) -> int:
     if os.environ.get("SHOTJUDGE_TRACEBACK") == "1":
         raise exc
     text = "".join(traceback.format_exception(exc))
+    path = None
     try:
         fd, path = tempfile.mkstemp(prefix=time.strftime("shotjudge-crash-%Y%m%d-%H%M%S-"), suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(f"shotjudge {command}: {' '.join(sys.argv)}\n\n{text}")
         kept = f"the full trace is in {path}"
     except OSError:
+        if path is not None:  # no half-written crash file
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         kept = "the trace could not be written to a file"
         sys.stderr.write(text)
     first = str(exc).splitlines()[0] if str(exc) else ""

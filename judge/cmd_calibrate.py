@@ -137,22 +137,31 @@ def _lens(args, image_size):
     return intr.camera_matrix, intr.distortion, "nominal", None
 
 
-def run(args) -> int:
-    import cv2
+def _check_outputs(args) -> None:
+    """Where the calibration and its preview go, checked before any work."""
+    from judge.errors import UserError
 
+    for option, path in (("--out", Path(args.out)), ("--preview", Path(args.preview) if args.preview else None)):
+        if path is not None and not path.resolve().parent.is_dir():
+            raise UserError(f"{option} {path}: folder {path.parent} does not exist")
+    if args.preview and Path(args.preview).suffix.lower() != ".png":
+        raise UserError("--preview must be a .png file")
+
+
+def run(args) -> int:
     from calibration.calfile import Calibration, save_calibration
     from calibration.errors import CalibrationError
     from calibration.markers import MarkerDetector
     from calibration.overlay import draw_overlay
+    from calibration.atomic import staged_files
     from calibration.plane import fit_detection, from_points
     from calibration.profile import profile_for
-    from calibration.atomic import write_atomic
     from judge.errors import UserError
+    from sim.video import write_png
 
+    _check_outputs(args)
     profile = profile_for(args.game, args.profile)
     out = Path(args.out)
-    if not out.resolve().parent.is_dir():
-        raise UserError(f"folder {out.parent} does not exist")
     frames = read_frames(args.source, limit=max(1, args.max_frames))
     first = next(frames)
     size = (first.shape[1], first.shape[0])
@@ -191,19 +200,17 @@ def run(args) -> int:
     calibration = Calibration.from_fit(profile, fit, lens_source, lens_rms)
     if args.pieces:
         calibration = measure_pieces(calibration, args.pieces, args.background, args.state)
-    save_calibration(calibration, out)
+    with staged_files() as stage:  # the calibration and its preview: both or neither
+        save_calibration(calibration, out, stage)
+        if args.preview:
+            write_png(args.preview, draw_overlay(best_image, calibration), stage)
     print(f"wrote {out}: {profile.name}, {size[0]}x{size[1]}, {fit.method} "
           f"({', '.join(map(str, fit.marker_ids)) or '4 points'}), residual {fit.rms_mm:.2f} mm rms / "
           f"{fit.max_mm:.2f} mm max, {fit.rms_px:.2f} px rms")
     if fit.rms_mm > 1.0:
         print("warning: residual above 1 mm - calibrate the lens (--lens) or check the markers lie flat")
     if args.preview:
-        preview = Path(args.preview)
-        if preview.suffix.lower() != ".png":
-            raise UserError("--preview must be a .png file")
-        overlay = draw_overlay(best_image, calibration)
-        write_atomic(preview, lambda tmp: cv2.imwrite(tmp, overlay))
-        print(f"wrote {preview}: check that the drawn lines lie on the table's lines")
+        print(f"wrote {args.preview}: check that the drawn lines lie on the table's lines")
     return 0
 
 

@@ -172,10 +172,11 @@ def _verdict(shot, want) -> str:
 
 
 class _Progress:
-    """rich progress bars on stderr, one task per pass; silent with ``quiet``."""
+    """rich progress bars on stderr, one task per pass, for a person at a terminal: silent with ``quiet`` or
+    when stderr is a file or a pipe (a script reads only the messages: an error is its one line)."""
 
     def __init__(self, console, quiet: bool):
-        self.console, self.quiet, self.bar = console, quiet, None
+        self.console, self.quiet, self.bar = console, quiet or not console.is_terminal, None
 
     def __enter__(self):
         if not self.quiet:

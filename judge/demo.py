@@ -6,7 +6,7 @@ renders it to an MP4, and the judge replays that video exactly as ``shotjudge re
 from ``hardware``, the vision pipeline, the rule engine. The calls are compared with the simulator's
 ground-truth rulings and every difference is shown, never hidden. Written to the output folder per
 game: the video, the camera's calibration and empty-board picture, the start state, the judged overlay
-video and the report.
+video and the report, in a folder that appears complete or not at all (``sim.outdir.staged_dir``).
 """
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ from rules.game import GAMES as GAME_CLASSES
 __all__ = ["DemoGame", "simulate", "film", "judge_demo_game", "run_demo", "GAMES"]
 
 GAMES = tuple(GAME_CLASSES)  # the games' names
+#: what a game's folder holds; the video is moved in last
+OUTPUT_NAMES = ("empty-board.png", "calibration.json", "start-state.json", "video.mp4", "judged.mp4", "report.json",
+                "report_files")
+MARKER = "video.mp4"
 
 #: mid-game starts chosen so each ends in a few shots (checked by the tests): pieces, seed
 NOVUSS_START = ({"A3": (-250.0, 280.0), "A5": (200.0, 150.0), "B2": (180.0, -300.0), "B6": (-120.0, -160.0),
@@ -77,6 +81,7 @@ def film(demo: DemoGame, out_dir: Path, fps: float, size: tuple[int, int]) -> No
     calibration, a picture of the empty board and the start state beside it."""
     import dataclasses
 
+    from calibration.atomic import write_text_atomic
     from calibration.calfile import Calibration, save_calibration
     from calibration.plane import PlaneMap
     from sim.render import Renderer
@@ -98,15 +103,16 @@ def film(demo: DemoGame, out_dir: Path, fps: float, size: tuple[int, int]) -> No
                      np.linalg.inv(camera.board_to_undistorted()))
     save_calibration(Calibration(demo.profile, plane, 0.0, 0.0, 0.0, 4, "manual", (), "known", None, "simulated camera"),
                      files["calibration"])
-    files["state"].write_text(json.dumps(demo.start_state, indent=1) + "\n", encoding="utf-8")
+    write_text_atomic(files["state"], json.dumps(demo.start_state, indent=1) + "\n")
     with VideoWriter(files["video"], fps, (camera.width, camera.height)) as video:
         for frame in clip.frames(fps):
             video.write(renderer.render(frame, clip.states_at))
     demo.files.update(files)
 
 
-def judge_demo_game(demo: DemoGame, out_dir: Path, lang: str, progress=None):
-    """Replay the demo video through vision and the rules; write the report and the overlay video."""
+def judge_demo_game(demo: DemoGame, out_dir: Path, lang: str, progress=None, final_dir: Path | None = None):
+    """Replay the demo video through vision and the rules; write the report and the overlay video. The
+    report names the files as they will be called in ``final_dir`` (default ``out_dir``)."""
     import cv2
 
     from .replay import judge_video
@@ -118,8 +124,10 @@ def judge_demo_game(demo: DemoGame, out_dir: Path, lang: str, progress=None):
     if result.error is not None:
         raise RuntimeError(f"demo video unreadable: {result.error}")
     demo.files["report"], demo.files["overlay"] = out_dir / "report.json", out_dir / "judged.mp4"
+    final = Path(final_dir or out_dir)
     doc = write_outputs(result, report=str(demo.files["report"]), overlay=str(demo.files["overlay"]), lang=lang,
-                        calibration_path=str(demo.files["calibration"]), start_from=str(demo.files["state"]))
+                        calibration_path=str(final / demo.files["calibration"].name),
+                        start_from=str(final / demo.files["state"].name), video_as=str(final / demo.files["video"].name))
     return result, doc
 
 
@@ -127,35 +135,29 @@ def run_demo(out: str | Path, *, fps: float = 60.0, size: tuple[int, int] = (960
              max_shots: int | None = None, console=None, progress: Callable[[str], Any] | None = None) -> dict:
     """Simulate, film and judge each game; print the calls against the ground truth. Returns a summary:
     per game the number of shots simulated and judged, how many rulings match, the review flags, timings."""
+    from sim.outdir import check_target, staged_dir
+
     from .cmd_replay import print_calls, same_ruling
-    from .errors import is_user_error
 
     out = Path(out)
     summary: dict[str, Any] = {"out": str(out), "games": {}}
     for game in games:
+        check_target(out / game, OUTPUT_NAMES, MARKER)  # before any work: a folder of someone else's is refused
+    for game in games:
         folder = out / game
-        t = time.perf_counter()
-        demo = simulate(game, max_shots)
-        demo.times_s["simulate"] = time.perf_counter() - t
-        t = time.perf_counter()
-        film(demo, folder, fps, size)
-        demo.times_s["render"] = time.perf_counter() - t
-        t = time.perf_counter()
-        truth = demo.truth
-        try:
-            result, doc = judge_demo_game(demo, folder, lang, progress(f"judging {game}") if progress else None)
-        except Exception as exc:  # noqa: BLE001 - a failing stage is shown as such, never as an empty result
-            if is_user_error(exc):
-                raise
-            reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        with staged_dir(folder, OUTPUT_NAMES, MARKER) as tmp:
+            demo, judged = _demo_game(game, tmp, folder, fps, size, lang, max_shots, progress)
+        demo.files = {k: folder / v.relative_to(tmp) for k, v in demo.files.items()}
+        if not isinstance(judged, tuple):
             if console is not None:
-                console.print(f"[red]{game}: judging the video failed ({reason}); the simulator's calls were: "
-                              + "; ".join(", ".join(c["code"] for c in w["calls"]) for w in truth) + "[/]")
-            summary["games"][game] = {"shots_simulated": len(truth), "shots_judged": 0, "rulings_same": 0,
-                                      "review": [], "failed": reason, "files": {k: str(v) for k, v in demo.files.items()},
+                console.print(f"[red]{game}: judging the video failed ({judged}); the simulator's calls were: "
+                              + "; ".join(", ".join(c["code"] for c in w["calls"]) for w in demo.truth) + "[/]")
+            summary["games"][game] = {"shots_simulated": len(demo.truth), "shots_judged": 0, "rulings_same": 0,
+                                      "review": [], "failed": judged, "files": {k: str(v) for k, v in demo.files.items()},
                                       "times_s": {k: round(v, 2) for k, v in demo.times_s.items()}}
             continue
-        demo.times_s["judge"] = time.perf_counter() - t
+        result, doc = judged
+        truth = demo.truth
         if console is not None:
             print_calls(console, result, truth, title=f"{game}: {len(truth)} simulated shot(s), judged from the video")
             for note in result.notes:
@@ -168,3 +170,26 @@ def run_demo(out: str | Path, *, fps: float = 60.0, size: tuple[int, int] = (960
             "files": {k: str(v) for k, v in demo.files.items()},
         }
     return summary
+
+
+def _demo_game(game: str, tmp: Path, folder: Path, fps: float, size: tuple[int, int], lang: str, max_shots: int | None,
+               progress) -> tuple[DemoGame, tuple | str]:
+    """Simulate, film and judge one game into ``tmp`` (to become ``folder``): the game and (result, report), or
+    why judging failed. A bad input or a disk that refuses a write is raised: nothing of the game is kept."""
+    from .errors import is_user_error
+
+    t = time.perf_counter()
+    demo = simulate(game, max_shots)
+    demo.times_s["simulate"] = time.perf_counter() - t
+    t = time.perf_counter()
+    film(demo, tmp, fps, size)
+    demo.times_s["render"] = time.perf_counter() - t
+    t = time.perf_counter()
+    try:
+        judged = judge_demo_game(demo, tmp, lang, progress(f"judging {game}") if progress else None, final_dir=folder)
+    except Exception as exc:  # noqa: BLE001 - a failing stage is shown as such, never as an empty result
+        if is_user_error(exc) or isinstance(exc, OSError):
+            raise
+        return demo, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    demo.times_s["judge"] = time.perf_counter() - t
+    return demo, judged

@@ -7,9 +7,8 @@ half a clip under a real name.
 """
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import tempfile
 import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -17,6 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from calibration.atomic import Staged, named_error, staged_files, write_text_atomic
 from hardware.frame import Frame
 
 __all__ = ["FrameRing", "ShotRecorder", "clip_paths", "write_clip"]
@@ -54,8 +54,8 @@ def clip_paths(root: str | Path, game_no: int, shot_no: int | None, t0_s: float 
     return folder / f"{name}.mp4", folder / f"{name}.json"
 
 
-def write_clip(path: str | Path, frames: Sequence[Frame], fps: float) -> str:
-    """Encode ``frames`` to an MP4 at ``path`` atomically; returns the codec used.
+def write_clip(path: str | Path, frames: Sequence[Frame], fps: float, stage: Staged | None = None) -> str:
+    """Encode ``frames`` to an MP4 at ``path`` atomically (or into ``stage``'s group); returns the codec used.
 
     Presentation times follow the frames' own timestamps (a gap stays a gap in the clip).
     """
@@ -68,24 +68,20 @@ def write_clip(path: str | Path, frames: Sequence[Frame], fps: float) -> str:
     w, h = frames[0].size
     w2, h2 = w - w % 2, h - h % 2  # 4:2:0 needs even sizes
     rate = Fraction(fps).limit_denominator(1001)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".mp4", dir=path.parent)
-    os.close(fd)
-    try:
+    with contextlib.nullcontext(stage) if stage is not None else staged_files() as stage:
+        tmp = str(stage.temp(path))
         last_error: Exception | None = None
         for codec in CODECS:
             try:
                 _encode(tmp, frames, codec, rate, w2, h2)
                 break
+            except OSError as exc:  # a full disk, not a missing encoder: said with the clip's name
+                raise named_error(exc, tmp, path) from None
             except (av.error.FFmpegError, ValueError) as exc:  # encoder missing in this build
                 last_error = exc
         else:
             raise RuntimeError(f"{path}: no video encoder available ({last_error})")
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a clip is for the referee to open
-        os.replace(tmp, path)
-        return codec
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    return codec
 
 
 def _encode(tmp: str, frames: Sequence[Frame], codec: str, rate: Fraction, w: int, h: int) -> None:
@@ -108,20 +104,13 @@ def _encode(tmp: str, frames: Sequence[Frame], codec: str, rate: Fraction, w: in
             out.mux(packet)
 
 
-def write_json_atomic(path: Path, data: Mapping[str, Any]) -> None:
+def write_json_atomic(path: Path, data: Mapping[str, Any], stage: Staged | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if stage is None:
+        write_text_atomic(path, text)
+    else:
+        stage.file(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
 
 class ShotRecorder:
@@ -157,13 +146,14 @@ class ShotRecorder:
         if note:
             info["note"] = note
         try:
-            if frames:
-                info["clip"] = {"file": clip.name, "codec": write_clip(clip, frames, self.fps),
-                                "first_frame": frames[0].index, "last_frame": frames[-1].index,
-                                "t0_s": frames[0].t_s, "t1_s": frames[-1].t_s, "frames": len(frames)}
-            else:
-                info["clip"] = None
-            write_json_atomic(meta, info)
+            with staged_files() as stage:  # the clip and its JSON: both or neither
+                if frames:
+                    info["clip"] = {"file": clip.name, "codec": write_clip(clip, frames, self.fps, stage),
+                                    "first_frame": frames[0].index, "last_frame": frames[-1].index,
+                                    "t0_s": frames[0].t_s, "t1_s": frames[-1].t_s, "frames": len(frames)}
+                else:
+                    info["clip"] = None
+                write_json_atomic(meta, info, stage)
             return clip if frames else None
         except Exception as exc:  # noqa: BLE001 - a failed clip is reported, the match goes on
             self.errors.append(f"{clip}: {type(exc).__name__}: {exc}")

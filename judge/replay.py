@@ -144,14 +144,11 @@ def load_state(engine, path: str | Path):
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"--state {p}: no such file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"--state {p}: not a JSON state file ({exc})") from None
-    if not isinstance(data, dict):
-        raise UserError(f"--state {p}: a state file must be a JSON object")
-    try:
-        return engine.state_from_dict(data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UserError(f"--state {p}: not a {engine.game} state ({type(exc).__name__}: {exc})") from None
+    except RecursionError:
+        raise UserError(f"--state {p}: JSON nested too deeply to be a game state") from None
+    except ValueError as exc:  # not UTF-8, not JSON, or a number too long to read
+        raise UserError(f"--state {p}: not a JSON state file ({str(exc).splitlines()[0][:120]})") from None
+    return engine.state_from_dict(data, where=f"--state {p}")  # a StateError names the field
 
 
 class Replay:

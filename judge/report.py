@@ -10,8 +10,8 @@ null for a video read to its end; for one that broke off (cut short or damaged) 
 ``{last_frame, last_t_s, frames_expected, shot_in_progress, reason}``: the report then holds the shots
 completed before the break, and a shot in progress there was not judged.
 
-Both the report and its folder of crops are first written under temporary names and renamed into place
-only once complete; the overlay video goes through ``sim.video.VideoWriter``, which does the same.
+The report, its folder of crops and the overlay video are first written under temporary names and renamed
+into place only once all of them are complete (``calibration.atomic``): a full disk leaves the older ones.
 """
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from calibration.atomic import named_error, staged_files
 
 from .errors import UserError
 from .evidence import KeyInstant, key_instants
@@ -87,84 +89,76 @@ def _nearest(k: KeyInstant, fps: float, frames: int) -> int:
 
 
 def write_outputs(result: ReplayResult, *, report: str | None, overlay: str | None, lang: str, calibration_path: str,
-                  start_from: str, progress: Callable[[int, int], None] | None = None) -> dict:
+                  start_from: str, progress: Callable[[int, int], None] | None = None, video_as: str | None = None) -> dict:
     """One more pass over the video: evidence crops for the report, the overlay video; then the report.
-    Returns the report document (also when ``report`` is None)."""
-    from hardware import open_source
-
+    Everything is written under temporary names and renamed into place only once all of it is complete.
+    ``video_as``: the video's name in the report, where it is read from elsewhere. Returns the report
+    document (also when ``report`` is None)."""
     keys = instants(result)
-    board = Board(result.calibration)
     report_path = Path(report) if report else None
     files_dir = tmp_dir = None
+    for option, path in (("--report", report_path), ("--overlay", Path(overlay) if overlay else None)):
+        if path is not None and not path.parent.is_dir():
+            raise UserError(f"{option} {path}: folder {path.parent} does not exist")
     if report_path is not None:
-        if not report_path.parent.is_dir():
-            raise UserError(f"--report {report_path}: folder {report_path.parent} does not exist")
         files_dir = f"{report_path.stem}_files"
         tmp_dir = Path(tempfile.mkdtemp(prefix=f".{files_dir}.", dir=report_path.parent))
-    wanted: dict[int, list[tuple[int, KeyInstant]]] = {}
-    for s in result.shots:
-        for k in keys[s.no]:
-            wanted.setdefault(_nearest(k, result.fps, result.frames), []).append((s.no, k))
     try:
-        if tmp_dir is not None or overlay:
-            with contextlib.ExitStack() as stack:
-                writer = stack.enter_context(_overlay_writer(overlay, result)) if overlay else None
-                plan = _OverlayPlan(result, keys, board) if overlay else None
-                source = stack.enter_context(open_source(result.video))
-                for frame in judged_frames(source, result.frames):
-                    for no, k in wanted.get(frame.index, []) if tmp_dir is not None else []:
-                        crop, _ = board.crop(frame.image, k.at_mm, CROP_HALF_MM, CROP_PX)
-                        _write_png(tmp_dir / crop_name(no, k), crop)
-                    if writer is not None:
-                        writer.write(plan.draw(frame.image, frame.index))
-                    if progress is not None:
-                        progress(frame.index + 1, result.frames)
-        doc = build_report(result, keys, files_dir, lang=lang, calibration_path=calibration_path, start_from=start_from)
-        if report_path is not None:
-            _commit(report_path, doc, tmp_dir, report_path.parent / files_dir)
-            tmp_dir = None
+        with staged_files() as stage:
+            if tmp_dir is not None or overlay:
+                _frames_pass(result, keys, tmp_dir, overlay, stage, progress)
+            doc = build_report(result, keys, files_dir, lang=lang, calibration_path=calibration_path, start_from=start_from)
+            if video_as is not None:
+                doc["video"] = video_as
+            if report_path is not None:
+                text = json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+                stage.file(report_path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+                tmp_dir = _swap_in(tmp_dir, report_path.parent / files_dir)  # the crops now, the files on leaving
         return doc
+    except OSError as exc:
+        if tmp_dir is not None and report_path is not None:
+            raise named_error(exc, tmp_dir, report_path.parent / files_dir) from None
+        raise
     finally:
         if tmp_dir is not None:
             shutil.rmtree(tmp_dir, ignore_errors=True)
 
 
-def _overlay_writer(path: str, result: ReplayResult):
-    from sim.video import VideoWriter
+def _frames_pass(result: ReplayResult, keys: dict[int, list[KeyInstant]], crops: Path | None, overlay: str | None,
+                 stage, progress: Callable[[int, int], None] | None) -> None:
+    """Through the judged frames once: the evidence crops into the folder ``crops``, the overlay video into
+    ``stage``."""
+    from hardware import open_source
+    from sim.video import VideoWriter, write_png
 
-    p = Path(path)
-    if not p.parent.is_dir():
-        raise UserError(f"--overlay {p}: folder {p.parent} does not exist")
-    return VideoWriter(p, result.fps, result.size)
+    board = Board(result.calibration)
+    wanted: dict[int, list[tuple[int, KeyInstant]]] = {}
+    for s in result.shots:
+        for k in keys[s.no]:
+            wanted.setdefault(_nearest(k, result.fps, result.frames), []).append((s.no, k))
+    with contextlib.ExitStack() as stack:
+        writer = stack.enter_context(VideoWriter(overlay, result.fps, result.size, stage=stage)) if overlay else None
+        plan = _OverlayPlan(result, keys, board) if overlay else None
+        source = stack.enter_context(open_source(result.video))
+        for frame in judged_frames(source, result.frames):
+            for no, k in wanted.get(frame.index, []) if crops is not None else []:
+                crop, _ = board.crop(frame.image, k.at_mm, CROP_HALF_MM, CROP_PX)
+                write_png(crops / crop_name(no, k), crop)
+            if writer is not None:
+                writer.write(plan.draw(frame.image, frame.index))
+            if progress is not None:
+                progress(frame.index + 1, result.frames)
 
 
-def _write_png(path: Path, image: np.ndarray) -> None:
-    import cv2
-
-    ok, buf = cv2.imencode(".png", image)
-    if not ok:
-        raise OSError(f"could not encode {path.name}")
-    path.write_bytes(buf.tobytes())
-
-
-def _commit(report_path: Path, doc: dict, tmp_dir: Path, files_dir: Path) -> None:
-    """Crops folder and report into place: the folder first (old one moved aside), the report last."""
+def _swap_in(tmp_dir: Path, files_dir: Path) -> Path | None:
+    """Move the finished crops' folder into place; the old one (if any) is moved aside and returned, for
+    removal once the report is in place too."""
     old = None
     if files_dir.exists():
         old = Path(tempfile.mkdtemp(prefix=f".{files_dir.name}.old.", dir=files_dir.parent))
         os.replace(files_dir, old / files_dir.name)
     os.replace(tmp_dir, files_dir)
-    fd, tmp = tempfile.mkstemp(prefix=f".{report_path.name}.", suffix=".json", dir=report_path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
-        os.replace(tmp, report_path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    return old
 
 
 class _OverlayPlan:

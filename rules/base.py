@@ -46,7 +46,9 @@ class Ruleset(Generic[S]):
     def apply(self, state: S, shot: Shot) -> tuple[S, Ruling]:
         raise NotImplementedError
 
-    def state_from_dict(self, data: Mapping[str, Any]) -> S:
+    def state_from_dict(self, data: Mapping[str, Any], where: str = "state") -> S:
+        """The state a document (``state.to_dict()`` form) describes; anything wrong is a
+        ``rules.state_doc.StateError`` naming ``where`` and the field."""
         raise NotImplementedError
 
     def next_game(self, state: S, shot: Shot | None, game_no: int) -> S:
@@ -58,12 +60,16 @@ class Ruleset(Generic[S]):
         """What vision must know of ``state`` before the next shot (after ``ruling``, if one was just made)."""
         raise NotImplementedError
 
+    def field_limit_mm(self) -> float:
+        """How far from the centre a piece on this surface can lie at all (``Game.field_limit_mm``)."""
+        from .game import game_for
+
+        return game_for(self.game, self.geometry).field_limit_mm
+
     def check_places(self, shot: Shot, where: str) -> None:
         """Every place in the record lies on the surface (``Game.field_limit_mm``): a pawn at 1e300 mm or
         99,999 mm with no off event is a measurement gone wrong, refused as a record error."""
-        from .game import game_for
-
-        limit = game_for(self.game, self.geometry).field_limit_mm
+        limit = self.field_limit_mm()
         for part, places in (("before", shot.before), ("after", shot.after)):
             for piece, (x, y) in places.items():
                 if abs(x) > limit or abs(y) > limit:

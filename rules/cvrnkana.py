@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Mapping, NoReturn
 
 from .base import GameOver, Ruleset
-from .game import owner, piece_key
+from .game import CvrnkanaGame, owner, piece_key
 from .hints import Hints, placements_of
 from .record import Event, RecordError, Shot, pair_of, piece_of, to_of
 from .ruling import Action, Call, Outcome, Ruling
+from .state_doc import StateFields
 
 __all__ = ["Cvrnkana", "CvrnkanaState", "match_points", "game_result"]
 
@@ -163,37 +164,28 @@ class Cvrnkana(Ruleset[CvrnkanaState]):
         unknown = tuple(m for m, p in state.field if p is None)
         return Hints(state.to_move, known, placements_of(ruling), tuple(state.behind) + unknown, tuple(state.behind))
 
-    def state_from_dict(self, data: Mapping[str, Any]) -> CvrnkanaState:
-        """Inverse of ``CvrnkanaState.to_dict``; a malformed document raises ValueError naming the field."""
-        def need(key: str, kind: type) -> Any:
-            if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool) and kind is not bool:
-                raise ValueError(f"cvrnkana state: {key} is missing or not a {getattr(kind, '__name__', kind)}")
-            return data[key]
-        if not isinstance(data, Mapping) or data.get("game") != "cvrnkana":
-            raise ValueError("cvrnkana state: game must be 'cvrnkana'")
-        pos: dict[str, Point | None] = {}
-        for m, p in need("field", Mapping).items():
-            pos[m] = None if p is None else (float(p[0]), float(p[1]))
-        places = list(pos) + list(need("pit", list)) + list(need("behind", list))
-        valid = {f"{p}{i}" for p in PLAYERS for i in range(1, MAX_ID + 1)}
-        for m in places:
-            if m not in valid:
-                raise ValueError(f"cvrnkana state: unknown marble {m!r}")
-        if len(set(places)) != len(places):
-            raise ValueError("cvrnkana state: a marble is in two places")
-        marbles, flicks = need("marbles", Mapping), need("flicks", Mapping)
-        out = data.get("outcome")
-        for key in ("toss_winner", "to_move"):
-            if data.get(key) not in PLAYERS:
-                raise ValueError(f"cvrnkana state: {key} must be 'A' or 'B'")
-        state = _state(need("game_number", int), need("toss_winner", str), need("to_move", str),
-                       {p: int(marbles[p]) for p in PLAYERS}, pos, need("pit", list), need("behind", list),
-                       {p: int(flicks[p]) for p in PLAYERS}, need("shot", int),
-                       Outcome(**out) if out else None, need("final_flick", bool))
+    def state_from_dict(self, data: Mapping[str, Any], where: str = "state") -> CvrnkanaState:
+        """Inverse of ``CvrnkanaState.to_dict``; anything wrong is a ``StateError`` naming the field."""
+        f = StateFields(data, self.game, where)
+        ids = CvrnkanaGame.ids()
+        pos = f.places(f.get("field"), "field", ids, self.game, self.field_limit_mm(), unknown=True)
+        pit, behind = f.pieces(f.get("pit"), "pit", ids, self.game), f.pieces(f.get("behind"), "behind", ids, self.game)
+        for key, names, others in (("pit", pit, set(pos)), ("behind", behind, set(pos) | set(pit))):
+            for i, m in enumerate(names):
+                if m in others:
+                    f.fail(f"{key}[{i}]", f"{m} is also {'on the field' if m in pos else 'in the pit'} (a marble is in two places)")
+        marbles, flicks = f.per_player("marbles", 0, 2 * MAX_ID), f.per_player("flicks")
+        final = f.get("final_flick")
+        if not isinstance(final, bool):
+            f.fail("final_flick", f"must be true or false, got {final!r:.60}")
+        state = _state(f.whole(f.get("game_number"), "game_number", 1, 1000), f.player(f.get("toss_winner"), "toss_winner"),
+                       f.player(f.get("to_move"), "to_move"), marbles, pos, pit, behind, flicks,
+                       f.whole(f.get("shot"), "shot"), f.outcome(), final)
+        places = list(pos) + pit + behind
         for p in PLAYERS:
             placed = sum(1 for m in places if m[0] == p)
             if placed != state.count(p):
-                raise ValueError(f"cvrnkana state: {p} has {state.count(p)} marbles but {placed} are placed")
+                f.fail(f"marbles.{p}", f"{p} has {state.count(p)} marbles but {placed} are placed")
         return state
 
     def unseen_flick(self, state: CvrnkanaState, piece: str | None = None, t_s: float = 0.0) -> dict[str, Any]:

@@ -12,10 +12,11 @@ from typing import Any, Mapping
 
 from .base import GameOver, Ruleset
 from .geometry import dist, disc_fits_in_rect, free_spot_on_circle, free_spot_on_line
-from .game import owner
+from .game import NovussGame, owner
 from .hints import Hints, placements_of
 from .record import Event, RecordError, Shot, pair_of, piece_of
 from .ruling import Action, Call, Outcome, Ruling
+from .state_doc import StateFields
 
 __all__ = ["Novuss", "NovussSeed", "NovussState", "Stroke"]
 
@@ -213,11 +214,19 @@ class Novuss(Ruleset[NovussState]):
         """The pawns where the state has them (the bat is placed by hand before every stroke)."""
         return Hints(state.to_move, dict(state.positions), placements_of(ruling))
 
-    def state_from_dict(self, d: Mapping[str, Any]) -> NovussState:
-        out = d.get("outcome")
-        return _state({k: tuple(v) for k, v in d["positions"].items()}, pocketed=tuple(d["pocketed"]),
-                      debt=(int(d["debt"]["A"]), int(d["debt"]["B"])), to_move=d["to_move"], shot=int(d["shot"]),
-                      outcome=Outcome(out["result"], out["winner"], out["reason"]) if out else None)
+    def state_from_dict(self, d: Mapping[str, Any], where: str = "state") -> NovussState:
+        """Inverse of ``NovussState.to_dict``; anything wrong is a ``StateError`` naming the field."""
+        f = StateFields(d, self.game, where)
+        ids = NovussGame.ids()
+        positions = f.places(f.get("positions"), "positions", ids, self.game, self.field_limit_mm())
+        pocketed = f.pieces(f.get("pocketed"), "pocketed", ids - {"bat"}, self.game)
+        for i, pawn in enumerate(pocketed):
+            if pawn in positions:
+                f.fail(f"pocketed[{i}]", f"{pawn} is also in positions (a pawn in two places)")
+        debt = f.per_player("debt", 0, 10_000)
+        return _state(positions, pocketed=tuple(pocketed), debt=(debt["A"], debt["B"]),
+                      to_move=f.player(f.get("to_move"), "to_move"), shot=f.whole(f.get("shot"), "shot"),
+                      outcome=f.outcome())
 
     # ----- reading a shot -------------------------------------------------------------------------
     def read(self, state: NovussState, rec: Shot, where: str) -> Stroke:

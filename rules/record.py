@@ -319,11 +319,15 @@ def _check_order(chk: "_Checker", events: tuple[Event, ...], t0: float, t1: floa
 
 
 class _Checker:
+    """Reads values of a document from outside; anything wrong is one ``error`` naming ``where`` and the field."""
+
+    error: type[ValueError] = RecordError
+
     def __init__(self, where: str) -> None:
         self.where = where
 
     def fail(self, path: str, message: str) -> NoReturn:
-        raise RecordError(f"{self.where}: {path}: {message}")
+        raise self.error(f"{self.where}: {path}: {message}")
 
     def number(self, value: Any, path: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

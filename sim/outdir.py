@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from calibration.atomic import named_error
+
 __all__ = ["OutputDirError", "check_target", "staged_dir"]
 
 
@@ -61,6 +63,9 @@ def staged_dir(target: str | Path, owned: Iterable[str], marker: str) -> Iterato
         os.chmod(tmp, 0o777 & ~mask)  # a normal folder once in place, not mkdtemp's private one
         yield tmp
         _commit(tmp, path, owned, marker)
+    except OSError as exc:  # a disk error names the file as it would have been called, not its temporary name
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise named_error(exc, tmp, path) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

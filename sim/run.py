@@ -99,7 +99,7 @@ def run_scenario(game: str, scenario: str, seed: int, out_dir: str | Path, fps: 
             doc = truth_document(ep, fps, camera, settings, randomised=randomise, outputs=outputs)
             write_truth(tmp / TRUTH_NAME, doc)
     except OSError as exc:
-        raise SimError(f"cannot write {out_dir}: {exc.strerror or exc}") from None
+        raise SimError(f"cannot write {exc.filename or out_dir}: {exc.strerror or exc}") from None
     return {"out": str(target), "truth": str(target / TRUTH_NAME), "shots": len(ep.shots), "frames": len(doc["frames"]),
             "video": str(target / got["video"]) if got["video"] else None, "codec": got["codec"],
             "yolo_images": got["yolo_images"]}

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+
+from calibration.atomic import write_text_atomic
 
 from .frames import Clip, SimFrame
 from .render_geometry import CanvasGeometry, apparent_point_mm, piece_top_z_mm
@@ -163,15 +163,4 @@ def write_truth(path: Path, doc: Mapping) -> Path:
     """Write atomically: a temporary file in the same folder, renamed when complete."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".truth-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(dumps(doc))
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_text_atomic(path, dumps(doc))

@@ -1,24 +1,26 @@
 """Writing rendered frames: MP4 through PyAV (H.264, else MPEG-4 Part 2, else OpenCV's writer) and PNG.
 
-Files are written under a temporary name in the target folder and renamed when complete, so a crash never
-leaves a half-written video that looks finished.
+Files are written under a temporary name in the target folder and renamed when complete
+(``calibration.atomic``), so a crash or a full disk never leaves a half-written video that looks finished.
 """
 from __future__ import annotations
 
-import os
 from fractions import Fraction
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from calibration.atomic import Staged, named_error, write_atomic
+
 __all__ = ["VideoWriter", "write_png", "read_video_frames"]
 
 
 class VideoWriter:
-    """``with VideoWriter(path, fps, (w, h)) as v: v.write(bgr)``; ``v.codec`` says which encoder was used."""
+    """``with VideoWriter(path, fps, (w, h)) as v: v.write(bgr)``; ``v.codec`` says which encoder was used.
+    With ``stage`` the finished video waits for that group's commit (a report and its video, both or neither)."""
 
-    def __init__(self, path: str | Path, fps: float, size: tuple[int, int], crf: int = 18):
+    def __init__(self, path: str | Path, fps: float, size: tuple[int, int], crf: int = 18, stage: Staged | None = None):
         if fps <= 0:
             raise ValueError(f"fps must be positive, got {fps}")
         self.path = Path(path)
@@ -27,12 +29,19 @@ class VideoWriter:
         self.crf = crf
         self.codec = None
         self.frames = 0
-        self._tmp = self.path.with_name(f".{self.path.stem}.part{os.getpid()}{self.path.suffix or '.mp4'}")
+        self._own = stage is None
+        self._stage = Staged() if stage is None else stage
+        self._tmp = Path()
         self._container = self._stream = self._cv = None
 
     def __enter__(self) -> "VideoWriter":
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._open()
+        self._tmp = self._stage.temp(self.path)
+        try:
+            self._open()
+        except BaseException:
+            self._tmp.unlink(missing_ok=True)
+            raise
         return self
 
     def _open(self) -> None:
@@ -65,6 +74,12 @@ class VideoWriter:
         self.codec = "cv2-mp4v"
 
     def write(self, bgr: np.ndarray) -> None:
+        try:
+            self._write(bgr)
+        except OSError as exc:
+            raise named_error(exc, self._tmp, self.path) from None
+
+    def _write(self, bgr: np.ndarray) -> None:
         if bgr.shape[:2] != (self.size[1], self.size[0]):
             raise ValueError(f"frame is {bgr.shape[1]}x{bgr.shape[0]}, the video is {self.size[0]}x{self.size[1]}")
         if self._cv is not None:
@@ -82,30 +97,43 @@ class VideoWriter:
         self.frames += 1
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        """The video is kept only when every frame and the close went through (a full disk at the last
+        flush too leaves nothing behind)."""
         try:
-            if self._cv is not None:
-                self._cv.release()
-            elif self._container is not None:
-                if exc_type is None:
+            self._close(flush=exc_type is None)
+        except BaseException as error:
+            self._tmp.unlink(missing_ok=True)
+            if isinstance(error, OSError):
+                raise named_error(error, self._tmp, self.path) from None
+            raise
+        if exc_type is not None:
+            self._tmp.unlink(missing_ok=True)
+        elif self._own:
+            self._stage.commit()
+
+    def _close(self, flush: bool) -> None:
+        if self._cv is not None:
+            self._cv.release()
+        elif self._container is not None:
+            try:
+                if flush:
                     for packet in self._stream.encode():
                         self._container.mux(packet)
+            finally:
                 self._container.close()
-        finally:
-            if exc_type is None:
-                os.replace(self._tmp, self.path)
-            elif self._tmp.exists():
-                self._tmp.unlink()
 
 
-def write_png(path: str | Path, bgr: np.ndarray) -> None:
-    """Write a PNG atomically (temporary name, then rename)."""
-    path = Path(path)
+def write_png(path: str | Path, bgr: np.ndarray, stage: Staged | None = None) -> Path:
+    """Write a PNG atomically (temporary name, then rename), or into ``stage``'s group."""
     ok, buf = cv2.imencode(".png", bgr)
     if not ok:
         raise RuntimeError(f"could not encode {path}")
-    tmp = path.with_name(f".{path.name}.part{os.getpid()}")
-    tmp.write_bytes(buf.tobytes())
-    os.replace(tmp, path)
+    data = buf.tobytes()
+
+    def write(tmp: str) -> None:
+        Path(tmp).write_bytes(data)
+
+    return stage.file(path, write) if stage is not None else write_atomic(path, write)
 
 
 def read_video_frames(path: str | Path) -> list[np.ndarray]:

@@ -7,12 +7,13 @@ visible, mostly outside the picture, or whose centre is under a hand or the cue 
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable, Iterable
 
 import cv2
 import numpy as np
+
+from calibration.atomic import write_text_atomic
 
 from .render import Renderer, interpolating_states
 from .render_geometry import piece_height_mm
@@ -89,12 +90,6 @@ def yolo_boxes(frame, camera, profile, occluders: OccluderPainter | None = None)
              float((hi[0] - lo[0]) / w), float((hi[1] - lo[1]) / h)) for c, lo, hi in boxes]
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.part{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def labelled_pieces(frame, camera, profile, occluders: OccluderPainter | None = None) -> dict[str, bool]:
     """For every piece of ``frame``: would :func:`yolo_boxes` give it a box (visible, mostly inside the
     picture, centre not under a hand or the cue)? Same rule, with one projection for the whole frame, so
@@ -163,8 +158,8 @@ def export_yolo(frames: Iterable, camera, profile, settings: RenderSettings, out
         stem = f"{prefix}_{f.index:06d}"
         rows = yolo_boxes(f, camera, profile, renderer.occluders if settings.occluders else None)
         write_png(images / f"{stem}.png", img)
-        _write_text(labels / f"{stem}.txt", "".join(f"{c} {x:.6f} {y:.6f} {bw:.6f} {bh:.6f}\n" for c, x, y, bw, bh in rows))
+        write_text_atomic(labels / f"{stem}.txt", "".join(f"{c} {x:.6f} {y:.6f} {bw:.6f} {bh:.6f}\n" for c, x, y, bw, bh in rows))
         n += 1
     names = "\n".join(f"  {i}: {name}" for i, name in enumerate(CLASSES))
-    _write_text(out / "data.yaml", f"path: {Path(dataset_path or out).resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+    write_text_atomic(out / "data.yaml", f"path: {Path(dataset_path or out).resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
     return n

@@ -44,10 +44,13 @@ def test_demo_writes_videos_reports_and_a_table(quick_demo):
             assert (d / name).is_file(), f"{game}: {name} missing"
         assert len(read_video_frames(d / "judged.mp4")) == len(read_video_frames(d / "video.mp4"))
         doc = json.loads((d / "report.json").read_text(encoding="utf-8"))
-        assert doc["game"] == game and doc["start"]["from"].endswith("start-state.json")
+        assert doc["game"] == game and doc["start"]["from"] == str(d / "start-state.json")
+        assert (doc["video"], doc["calibration"]) == (str(d / "video.mp4"), str(d / "calibration.json"))  # not where
+        # they were made: each game's folder is written under a temporary name and renamed when complete
         for ruling in doc["rulings"]:
             jsonschema.validate(ruling, schema)
     assert "ground truth" in text and "novuss: 2 simulated shot(s)" in text
+    assert [p.name for p in out.parent.rglob(".*")] == []  # no temporary file or folder left
 
 
 def test_demo_calls_match_the_simulator(quick_demo):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from calibration.atomic import write_text_atomic
 from models import MODELS_DIR
 from rules.game import GAMES
 from vision.types import VisionError
@@ -105,7 +106,8 @@ def build_dataset(spec: DataSpec, out_dir: str | Path, progress=print) -> Path:
                                               moving_share=spec.moving_share):
                         for j, (img, boxes) in enumerate(tiles(lf, spec.tile_px, spec.tiles_per_frame, rng)):
                             stem = f"{game}_{seed}_{lf.index:03d}_{j}"
-                            cv2.imwrite(str(tmp / "images" / split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+                            _, jpeg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+                            (tmp / "images" / split / f"{stem}.jpg").write_bytes(jpeg.tobytes())  # a full disk raises
                             lines = yolo_lines(boxes, img.shape[1], img.shape[0])
                             (tmp / "labels" / split / f"{stem}.txt").write_text("".join(s + "\n" for s in lines))
                             n += 1
@@ -147,7 +149,7 @@ def merge_datasets(main_yaml: str | Path, others: list[str | Path]) -> Path:
     lines = [f"path: {main.parent.resolve()}", "train:", *[f"  - {t}" for t in trains], "val: images/val", *body]
     tag = "+".join(Path(o).resolve().name for o in others)
     merged = main.parent / f"data+{tag}.yaml"
-    merged.write_text("\n".join(lines) + "\n")
+    write_text_atomic(merged, "\n".join(lines) + "\n")
     return merged
 
 
