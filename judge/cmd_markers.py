@@ -8,7 +8,8 @@ __all__ = ["register", "run"]
 def register(subparsers) -> None:
     p = subparsers.add_parser("markers", help="write printable marker sheets (PDF or PNG, true scale)",
                               description="Write A4 sheets with the profile's ArUco markers at true size, each "
-                                          "labelled with its id and where it goes, plus a 100 mm ruler.")
+                                          "labelled with its id and where it goes in words and millimetres, a plan "
+                                          "of the board with every marker numbered, and a 100 mm ruler.")
     p.add_argument("--game", choices=("novuss", "cvrnkana"), required=True)
     p.add_argument("--profile", help="profile name or JSON file (default: the game's default profile)")
     p.add_argument("--out", required=True, help="output file, .pdf or .png")
@@ -19,16 +20,24 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from calibration.intrinsics import CharucoSpec
+    from calibration.marker_places import marker_places
     from calibration.profile import profile_for
-    from calibration.sheets import charuco_pages, marker_pages, save_pages
+    from calibration.sheets import charuco_pages, marker_pages, save_pages, sheet_subject, sheet_title
     from judge.errors import UserError
 
     if not 72 <= args.dpi <= 1200:
         raise UserError(f"--dpi must be 72-1200, got {args.dpi}")
     profile = profile_for(args.game, args.profile)
-    pages = charuco_pages(CharucoSpec(), args.dpi) if args.charuco else marker_pages(profile, args.dpi)
-    paths = save_pages(pages, args.out, args.dpi)
+    if args.charuco:
+        pages = charuco_pages(CharucoSpec(), args.dpi)
+        paths = save_pages(pages, args.out, args.dpi, sheet_title(profile, charuco=True))
+    else:
+        pages = marker_pages(profile, args.dpi)
+        paths = save_pages(pages, args.out, args.dpi, sheet_title(profile), sheet_subject(profile))
     what = "ChArUco board" if args.charuco else f"{len(profile.markers['centres_mm'])} markers of {profile.name}"
     print(f"wrote {what} on {len(pages)} page(s): {', '.join(str(p) for p in paths)}")
+    if not args.charuco:
+        for place in marker_places(profile):
+            print(place.text)
     print("print at 100% / actual size and check the ruler measures 100 mm")
     return 0

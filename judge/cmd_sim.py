@@ -1,9 +1,11 @@
 """``shotjudge sim``: simulate a scenario, film it with the synthetic camera and write its ground truth."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from judge.errors import UserError
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "replay_command"]
 
 
 def register(sub) -> None:
@@ -11,10 +13,11 @@ def register(sub) -> None:
 
     p = sub.add_parser("sim", help="simulate a scenario: video, exact ground truth (truth.json), YOLO data",
                        description="Simulate a Novuss or Cvrnkaná scenario with real physics, referee every shot "
-                                   "with the rule engine and write DIR/video.mp4 and DIR/truth.json (pixel and "
-                                   "board positions per frame, camera, homography, shot records, rulings); "
-                                   "--yolo adds YOLO images/, labels/ and data.yaml. Same options and seed, "
-                                   "same files.")
+                                   "with the rule engine and write DIR/truth.json (pixel and board positions per "
+                                   "frame, camera, homography, shot records, rulings) and DIR/video.mp4 with what "
+                                   "`shotjudge replay` needs beside it: the camera's exact calibration.json, "
+                                   "empty-board.png and start-state.json; --yolo adds YOLO images/, labels/ and "
+                                   "data.yaml. Same options and seed, same files.")
     p.add_argument("game", nargs="?", choices=list(GAMES), help="which game")
     p.add_argument("--scenario", metavar="NAME", help="scenario name (see --list)")
     p.add_argument("--list", action="store_true", help="list the scenarios with one line each and exit")
@@ -64,8 +67,23 @@ def run(args) -> int:
     parts = [f"{result['frames']} frames", "truth.json"]
     if result["video"]:
         parts.append(f"video.mp4 ({result['codec']})")
+        parts.extend(Path(p).name for p in result["replay_inputs"].values())
     if yolo_every is not None:
         parts.append(f"{result['yolo_images']} YOLO images")
     print(f"{args.game} {args.scenario} seed {args.seed}: {result['shots']} shot(s), {', '.join(parts)} "
           f"-> {result['out']}")
+    if result["video"]:
+        print("judge it: " + replay_command(args.game, Path(args.out), result["replay_inputs"]))
     return 0
+
+
+def replay_command(game: str, out: Path, inputs: dict) -> str:
+    """The ``shotjudge replay`` line for a sim output folder, with exactly the files sim wrote."""
+    import shlex
+
+    words = ["shotjudge", "replay", str(out / "video.mp4"), "--game", game]
+    for role in ("calibration", "background", "state"):
+        if role in inputs:
+            words += [f"--{role}", str(out / Path(inputs[role]).name)]
+    words += ["--report", str(out / "report.json")]
+    return shlex.join(words)

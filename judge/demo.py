@@ -10,13 +10,10 @@ video and the report, in a folder that appears complete or not at all (``sim.out
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-
-import numpy as np
 
 from rules.game import GAMES as GAME_CLASSES
 
@@ -78,36 +75,20 @@ def simulate(game: str, max_shots: int | None = None) -> DemoGame:
 
 def film(demo: DemoGame, out_dir: Path, fps: float, size: tuple[int, int]) -> None:
     """Render the played stretch to ``video.mp4`` with the synthetic camera; write the camera's exact
-    calibration, a picture of the empty board and the start state beside it."""
-    import dataclasses
-
-    from calibration.atomic import write_text_atomic
-    from calibration.calfile import Calibration, save_calibration
-    from calibration.plane import PlaneMap
+    calibration, a picture of the empty board and the start state beside it (``sim.replay_inputs``)."""
     from sim.render import Renderer
     from sim.render_settings import RenderSettings, make_camera
-    from sim.video import VideoWriter, write_png
+    from sim.render_video import VIDEO_NAME, render_outputs
+    from sim.replay_inputs import write_replay_inputs
 
     out_dir.mkdir(parents=True, exist_ok=True)
     settings = RenderSettings(seed=demo.seed)
     camera = make_camera(demo.profile, size[0], size[1], settings)
     renderer = Renderer(camera, demo.profile, settings)
     clip = demo.session.rec.clip()
-    first = clip.frame(0, fps)
-    empty = dataclasses.replace(first, pieces=tuple(dataclasses.replace(p, visible=False) for p in first.pieces),
-                                occluders=())
-    files = {"background": out_dir / "empty-board.png", "calibration": out_dir / "calibration.json",
-             "state": out_dir / "start-state.json", "video": out_dir / "video.mp4"}
-    write_png(files["background"], renderer.render(empty))
-    plane = PlaneMap((camera.width, camera.height), camera.K, np.asarray(camera.dist, float),
-                     np.linalg.inv(camera.board_to_undistorted()))
-    save_calibration(Calibration(demo.profile, plane, 0.0, 0.0, 0.0, 4, "manual", (), "known", None, "simulated camera"),
-                     files["calibration"])
-    write_text_atomic(files["state"], json.dumps(demo.start_state, indent=1) + "\n")
-    with VideoWriter(files["video"], fps, (camera.width, camera.height)) as video:
-        for frame in clip.frames(fps):
-            video.write(renderer.render(frame, clip.states_at))
-    demo.files.update(files)
+    files = write_replay_inputs(out_dir, demo.profile, camera, renderer, clip, fps, demo.start_state)
+    render_outputs(clip, camera, demo.profile, settings, fps, out_dir, renderer=renderer)
+    demo.files.update(files, video=out_dir / VIDEO_NAME)
 
 
 def judge_demo_game(demo: DemoGame, out_dir: Path, lang: str, progress=None, final_dir: Path | None = None):

@@ -22,16 +22,17 @@ BLUR_SAMPLES = 4  # sub-frame states per frame: the CLI's videos show motion blu
 
 def render_outputs(clip, camera, profile, settings: RenderSettings, fps: float, out_dir: str | Path, *,
                    video: bool = True, yolo_every: int | None = None, prefix: str = "clip",
-                   dataset_path: str | Path | None = None) -> dict:
+                   dataset_path: str | Path | None = None, renderer: Renderer | None = None) -> dict:
     """Render ``clip`` at ``fps`` once: every frame into ``out_dir/video.mp4`` (when ``video``) and every
-    ``yolo_every``-th frame into YOLO ``images/``, ``labels/`` and ``data.yaml`` (when given). Returns what
-    was written: ``video`` (file name or None), ``video_frames``, ``codec``, ``yolo_images``."""
+    ``yolo_every``-th frame into YOLO ``images/``, ``labels/`` and ``data.yaml`` (when given), with
+    ``renderer`` when given (one built for ``camera``, ``profile`` and ``settings``: it is slow to build).
+    Returns what was written: ``video`` (file name or None), ``video_frames``, ``codec``, ``yolo_images``."""
     out = Path(out_dir)
     frames = clip.frames(fps)
     got: dict = {"video": None, "video_frames": 0, "codec": None, "yolo_images": 0}
     if yolo_every is None:
         if video:
-            renderer = Renderer(camera, profile, settings)
+            renderer = renderer or Renderer(camera, profile, settings)
             with VideoWriter(out / VIDEO_NAME, fps, (camera.width, camera.height)) as writer:
                 for f in frames:
                     writer.write(renderer.render(f, clip.states_at))
@@ -39,11 +40,11 @@ def render_outputs(clip, camera, profile, settings: RenderSettings, fps: float, 
         return got
     if not video:
         got["yolo_images"] = export_yolo(frames, camera, profile, settings, out, prefix=prefix, every=yolo_every,
-                                         states_at=clip.states_at, dataset_path=dataset_path)
+                                         states_at=clip.states_at, dataset_path=dataset_path, renderer=renderer)
         return got
     with VideoWriter(out / VIDEO_NAME, fps, (camera.width, camera.height)) as writer:
         got["yolo_images"] = export_yolo(frames, camera, profile, settings, out, prefix=prefix, every=yolo_every,
-                                         states_at=clip.states_at, dataset_path=dataset_path,
+                                         states_at=clip.states_at, dataset_path=dataset_path, renderer=renderer,
                                          on_image=lambda _f, img: writer.write(img))
     got.update(video=VIDEO_NAME, video_frames=writer.frames, codec=writer.codec)
     return got

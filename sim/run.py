@@ -1,5 +1,6 @@
-"""One call that turns (game, scenario, seed, camera options) into files: ``truth.json``, ``video.mp4`` and
-optionally YOLO training folders, all in one output folder that appears complete or not at all.
+"""One call that turns (game, scenario, seed, camera options) into files: ``truth.json``, ``video.mp4`` with
+what ``shotjudge replay`` needs beside it (``sim.replay_inputs``: the exact calibration, the empty board, the
+start state) and optionally YOLO training folders, all in one output folder that appears complete or not at all.
 
 Every input is checked before anything is simulated or written, so bad input costs nothing and leaves
 nothing behind (see :mod:`sim.outdir`). The camera is always modelled, with or without the video, so the
@@ -15,15 +16,17 @@ from pathlib import Path
 from calibration.profile import profile_for
 
 from .outdir import check_target, staged_dir
+from .render import Renderer
 from .render_settings import RenderSettings, make_camera
 from .render_video import BLUR_SAMPLES, VIDEO_NAME, YOLO_NAMES, render_outputs
+from .replay_inputs import REPLAY_INPUTS, start_state, write_replay_inputs
 from .scenarios import SimError, build, list_scenarios
 from .truth import truth_document, write_truth
 
 __all__ = ["run_scenario", "parse_size", "render_settings", "TRUTH_NAME", "OUTPUT_NAMES"]
 
 TRUTH_NAME = "truth.json"
-OUTPUT_NAMES = (TRUTH_NAME, VIDEO_NAME, *YOLO_NAMES)
+OUTPUT_NAMES = (TRUTH_NAME, VIDEO_NAME, *REPLAY_INPUTS.values(), *YOLO_NAMES)
 MAX_TILT_DEG = 30.0
 MAX_BLUR = 32
 MAX_READOUT_S = 0.1
@@ -68,8 +71,9 @@ def run_scenario(game: str, scenario: str, seed: int, out_dir: str | Path, fps: 
                  size: tuple[int, int] = (1280, 720), video: bool = False, profile: str | None = None, *,
                  yolo_every: int | None = None, randomise: bool = False, tilt_deg: float | None = None,
                  blur: int | None = None, rolling_shutter_s: float = 0.0) -> dict:
-    """Simulate, referee and film a scenario into ``out_dir``: ``truth.json`` always, ``video.mp4`` when
-    ``video``, YOLO ``images/``, ``labels/``, ``data.yaml`` of every ``yolo_every``-th frame when given."""
+    """Simulate, referee and film a scenario into ``out_dir``: ``truth.json`` always; ``video.mp4`` with
+    ``calibration.json``, ``empty-board.png`` and ``start-state.json`` (``REPLAY_INPUTS``) when ``video``; YOLO
+    ``images/``, ``labels/``, ``data.yaml`` of every ``yolo_every``-th frame when given."""
     if not (math.isfinite(fps) and 1.0 <= fps <= 1000.0):
         raise SimError(f"fps must be within 1..1000 frames per second, got {fps}")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
@@ -90,9 +94,13 @@ def run_scenario(game: str, scenario: str, seed: int, out_dir: str | Path, fps: 
     try:
         with staged_dir(target, OUTPUT_NAMES, TRUTH_NAME) as tmp:
             got = {"video": None, "video_frames": 0, "codec": None, "yolo_images": 0}
+            replay_inputs: dict[str, Path] = {}
             if video or yolo_every is not None:
-                got = render_outputs(ep.clip(), camera, prof, settings, fps, tmp, video=video, yolo_every=yolo_every,
-                                     prefix=prefix, dataset_path=target)
+                clip, renderer = ep.clip(), Renderer(camera, prof, settings)
+                got = render_outputs(clip, camera, prof, settings, fps, tmp, video=video, yolo_every=yolo_every,
+                                     prefix=prefix, dataset_path=target, renderer=renderer)
+                if video:
+                    replay_inputs = write_replay_inputs(tmp, prof, camera, renderer, clip, fps, start_state(ep.session))
             outputs = {"video": got["video"], "video_frames": got["video_frames"],
                        "yolo": None if yolo_every is None else {"every": yolo_every, "images": got["yolo_images"],
                                                                 "prefix": prefix, "split": "train"}}
@@ -102,4 +110,4 @@ def run_scenario(game: str, scenario: str, seed: int, out_dir: str | Path, fps: 
         raise SimError(f"cannot write {exc.filename or out_dir}: {exc.strerror or exc}") from None
     return {"out": str(target), "truth": str(target / TRUTH_NAME), "shots": len(ep.shots), "frames": len(doc["frames"]),
             "video": str(target / got["video"]) if got["video"] else None, "codec": got["codec"],
-            "yolo_images": got["yolo_images"]}
+            "yolo_images": got["yolo_images"], "replay_inputs": {k: str(target / v.name) for k, v in replay_inputs.items()}}

@@ -130,12 +130,13 @@ def export_yolo(frames: Iterable, camera, profile, settings: RenderSettings, out
                 split: str = "train", prefix: str = "clip", every: int = 1,
                 states_at: Callable[[float], object] | None = None,
                 on_image: Callable[[object, np.ndarray], None] | None = None,
-                dataset_path: str | Path | None = None) -> int:
+                dataset_path: str | Path | None = None, renderer: Renderer | None = None) -> int:
     """Render every ``every``-th frame into a YOLO dataset at ``out_dir`` (created or extended; use a
     different ``prefix`` per clip). Returns the number of images written. ``data.yaml`` lists the classes
     in :data:`CLASSES` order. ``on_image(frame, image)`` sees every rendered frame (e.g. to write the video
     in the same pass); ``dataset_path`` is the folder ``data.yaml`` names (default ``out_dir``; give the
-    final place when ``out_dir`` is a staging folder that will be renamed)."""
+    final place when ``out_dir`` is a staging folder that will be renamed); ``renderer`` one to reuse (same
+    camera, profile and settings), else a new one."""
     if every < 1:
         raise ValueError(f"every must be >= 1, got {every}")
     if split not in ("train", "val", "test"):
@@ -147,7 +148,7 @@ def export_yolo(frames: Iterable, camera, profile, settings: RenderSettings, out
     frames = list(frames)
     if states_at is None and (settings.blur_samples > 1 or settings.rolling_shutter_s > 0) and len(frames) > 1:
         states_at = interpolating_states(frames)
-    renderer = Renderer(camera, profile, settings)
+    renderer = renderer or Renderer(camera, profile, settings)
     n = 0
     for f in frames:
         img = renderer.render(f, states_at)  # every frame, so the renderer's caches stay warm

@@ -60,7 +60,8 @@ def novuss_out(tmp_path_factory):
 
 def test_cli_writes_video_truth_and_yolo_folders(novuss_out, capsys):
     out = novuss_out
-    assert sorted(p.name for p in out.iterdir()) == ["data.yaml", "images", "labels", "truth.json", "video.mp4"]
+    assert sorted(p.name for p in out.iterdir()) == ["calibration.json", "data.yaml", "empty-board.png", "images", "labels",
+                                                     "start-state.json", "truth.json", "video.mp4"]
     assert leftovers(out.parent) == []
     doc = truth(out)
     n = len(doc["frames"])
