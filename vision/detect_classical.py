@@ -114,7 +114,6 @@ class ClassicalDetector:
         self._band = 0
         self.board_bgr: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
-        self._layout_pawns: list[tuple[float, float]] = []  # where the last layout told put pawns
         self.timings: dict[str, float] = {}
         self.still_threshold, self.refit_frames = int(still_threshold), int(refit_frames)
         self._cache: dict[tuple, tuple] = {}
@@ -206,7 +205,6 @@ class ClassicalDetector:
     def expect(self, layout: Mapping[str, tuple[float, float]]) -> None:
         """The pieces on the surface now (from the game state): their colours are learnt on the next frame."""
         self._expected = dict(layout)
-        self._layout_pawns = [xy for p, xy in layout.items() if p != self.spec.striker]
 
     def learn_colours(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> None:
         """Colour prototypes of each class (own/opponent pawns, bat, marbles), measured on the top face of
@@ -486,17 +484,14 @@ class ClassicalDetector:
     def _unknown_bats(self, image, fits, classes, sure, frame: int) -> None:
         """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
         striking zone is the bat, whatever its colour; its colour is learnt once it lies still."""
-        r_pawn = self.surface.radius(self.default_kind)
-        strange = [f is not None and classes[j] is None
-                   and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
         cand = [j for j, f in enumerate(fits) if (classes[j] is None or classes[j][0] == self.default_kind)
-                and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]
+                and self.bat_search.could_be(f, self.max_rms_mm)]
         if not cand:
             return
         kind = self.spec.striker
         again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kind) for j in cand])
         for j, f in zip(cand, again):
-            if self.bat_search.is_bat(f, self.max_rms_mm, strange[j]):
+            if self.bat_search.is_bat(f, self.max_rms_mm):
                 fits[j], classes[j], sure[j] = f, (kind, None), False
                 self.bat_search.seen(f.centre_mm, f.colour, frame)
 
