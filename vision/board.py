@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+import numpy as np
+
 from rules.game import POCKETS
 
 __all__ = ["Surface", "POCKET_NAMES"]
@@ -44,6 +46,18 @@ class Surface:
             if math.dist(c, xy) <= self.pocket_radius_mm + slack_mm:
                 return name
         return None
+
+    def pocket_on(self, a, b) -> str | None:
+        """The first pocket whose capture circle the straight path from ``a`` to ``b`` enters (a path
+        sampled at frame steps can step over a mouth)."""
+        a, d = np.asarray(a, float), np.asarray(b, float) - np.asarray(a, float)
+        span = float(d @ d)
+        best: tuple[float, str] | None = None
+        for name, c in self.pockets.items():
+            u = 0.0 if span == 0 else min(max(float((np.asarray(c) - a) @ d) / span, 0.0), 1.0)
+            if math.dist(c, tuple(a + u * d)) <= self.pocket_radius_mm and (best is None or u < best[0]):
+                best = (u, name)
+        return best[1] if best else None
 
     def in_pit(self, xy: tuple[float, float], slack_mm: float = 0.0) -> bool:
         return self.pit_radius_mm > 0 and math.hypot(*xy) <= self.pit_radius_mm + slack_mm

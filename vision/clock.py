@@ -5,8 +5,8 @@ few milliseconds about the sensor's steady frame clock, which is what set the in
 taken. Fitting that clock through the stamps (a local quadratic of the stamp against the frame's slot
 on the clock, slots counted across dropped frames) gives each frame's capture time to a fraction of the
 scatter. Only where every step between stamps is plainly a whole number of frames: a burst of frames
-held up and delivered together, a repeat, or scatter near half an interval leave the stamps as they are. Whether the stamps or the fitted clock tell the capture times is read from the pictures
-themselves: under the right times a moving piece runs smoothly, under the wrong ones it jerks. A stream
+held up and delivered together, a repeat, or scatter near half an interval leave the stamps as they are.
+Whether the stamps or the fitted clock tell the capture times is read from the pictures themselves: under the right times a moving piece runs smoothly, under the wrong ones it jerks. A stream
 whose stamps are the capture times (a file, a folder, a sensor timestamp; a clock drifting in earnest)
 keeps them.
 """
@@ -76,8 +76,7 @@ class SteadyClock:
         m = np.stack([np.sum(w * x ** k, axis=1) for k in range(5)], axis=1)  # moments of x per row
         normal = np.stack([m[:, [4, 3, 2]], m[:, [3, 2, 1]], m[:, [2, 1, 0]]], axis=1)  # basis x^2, x, 1
         rhs = np.stack([np.sum(w * x ** k * s[None, :], axis=1) for k in (2, 1, 0)], axis=1)
-        n_slots = np.array([len(np.unique(slot[w[i] > 0])) for i in range(len(s))])
-        ok = (n_slots >= 4) & (np.abs(np.linalg.det(normal)) > 1e-9)
+        ok = (w.sum(axis=1) >= 4) & (np.abs(np.linalg.det(normal)) > 1e-9)  # slots are distinct (``_slots``)
         out, lev = s.copy(), np.ones(len(s))
         if ok.any():
             inv = np.linalg.inv(normal[ok])
@@ -116,11 +115,11 @@ def retime(arrays: Arrays, clock: SteadyClock, min_speed_mm_s: float,
     ts = [t for t, _ in arrays.values() if len(t)]
     if not ts:
         return None
-    fitted = clock.fit(np.concatenate(ts))
+    stamps = np.unique(np.concatenate(ts))
+    fitted = clock.fit(stamps)
     if fitted is None:
         return None
     times, se = fitted
-    stamps = np.unique(np.concatenate(ts))
     if float(np.max(np.abs(times - stamps))) < 1e-6:
         return None
     moved = {p: (times[np.searchsorted(stamps, t)], xy) for p, (t, xy) in arrays.items()}

@@ -8,7 +8,6 @@ as ``(left, where)`` of ``vision.types.Track``: ``pocket`` (and which), ``off`` 
 """
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Container
 
 import numpy as np
@@ -89,7 +88,7 @@ def why_gone(l: _Live, surface: Surface, miss_max: int, still_mm_s: float, knock
         return "lost", None
     last = l.pos
     path = [last + l.vel * k * dt_s for k in range(0, 7)]
-    pk = _pocket_on(surface, last, last + l.vel * 6 * dt_s)  # the whole line: a long step must not skip a mouth
+    pk = surface.pocket_on(last, last + l.vel * 6 * dt_s)  # the whole line: a long step must not skip a mouth
     if pk:
         return "pocket", pk
     for p in path:
@@ -101,14 +100,3 @@ def why_gone(l: _Live, surface: Surface, miss_max: int, still_mm_s: float, knock
             return ("off" if surface.walls else "view"), side
     return "lost", None
 
-
-def _pocket_on(surface: Surface, a: np.ndarray, b: np.ndarray) -> str | None:
-    """The first pocket whose capture circle the straight path from ``a`` to ``b`` enters."""
-    d = b - a
-    span = float(d @ d)
-    best: tuple[float, str] | None = None
-    for name, c in surface.pockets.items():
-        u = 0.0 if span == 0 else min(max(float((np.asarray(c) - a) @ d) / span, 0.0), 1.0)
-        if math.dist(c, tuple(a + u * d)) <= surface.pocket_radius_mm and (best is None or u < best[0]):
-            best = (u, name)
-    return best[1] if best else None
