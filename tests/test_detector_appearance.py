@@ -175,3 +175,40 @@ def test_the_difference_threshold_is_the_nominal_one_in_the_nominal_light_and_fo
         floor = det.light.noise_k * det.light.noise + det.light.noise_add
     assert median["base"] == 22.0
     assert median["low-ambient"] == int(floor) < 12
+
+
+def test_a_bat_whose_edge_looks_a_pawns_size_is_found_by_its_strange_colour_where_no_pawn_lies():
+    """A real bat's edge is rounded: it can look a pawn's size (the second renderer's did, 0.4 mm over a
+    pawn's radius, and no Novuss shot was judged there). Filmed with the bat drawn 1.6 mm smaller than the
+    profile's (its outline then 0.5 mm over a pawn's), the magenta bat is still the bat, learnt where it is
+    put down."""
+    profile = default_profile("novuss")
+    clip = NOVUSS["own-opponent-3ms"][0](profile, 1).clip()
+    renderer, det = setup(profile, clip, 60.0, 1, colours="appearance", settings=look("bat-any-colour", 1))
+
+    def small(frame):
+        return dataclasses.replace(frame, pieces=tuple(dataclasses.replace(p, radius_mm=p.radius_mm - 1.6)
+                                                       if p.kind == "bat" else p for p in frame.pieces))
+
+    f0 = clip.frame(0, 60.0)
+    det.expect({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible})
+    det.detect(renderer.render(small(f0)), 0, f0.t_s)
+    k = _bat_at_rest(clip)
+    for i in (k, k + 1):
+        frame = small(clip.frame(i, 60.0))
+        got = _found(frame, det.detect(renderer.render(frame), i, frame.t_s))
+        assert got == {p.id: (p.kind, p.owner) for p in frame.pieces if p.visible}
+    assert det.colour_source[("bat", None)] == "put down"
+
+
+def test_a_disc_over_the_cushion_is_not_the_bat_being_put_down():
+    from vision.bat_search import BatSearch
+
+    profile = default_profile("novuss")
+    search = BatSearch(profile.spec, profile.spec.piece_radii_mm)
+    x0, x1, y0, y1 = profile.spec.zone_rect("A")
+    inside = ((x0 + x1) / 2, (y0 + y1) / 2)
+    half_y = profile.spec.bounds_mm[1]
+    assert search.in_zone(inside)
+    assert not search.in_zone((inside[0], -half_y - 8.0))  # over the cushion: in the hand carrying it
+    assert not search.in_zone((inside[0], -half_y + 10.0))  # the bat (18 mm) would overlap the cushion

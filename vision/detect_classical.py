@@ -57,7 +57,7 @@ from rules.game import owner
 
 from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
-from .colour_model import ColourModel
+from .colour_model import ColourModel, distance
 from .light_norm import LightNorm
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
@@ -114,6 +114,7 @@ class ClassicalDetector:
         self._band = 0
         self.board_bgr: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
+        self._layout_pawns: list[tuple[float, float]] = []  # where the last layout told put pawns
         self.timings: dict[str, float] = {}
         self.still_threshold, self.refit_frames = int(still_threshold), int(refit_frames)
         self._cache: dict[tuple, tuple] = {}
@@ -144,7 +145,7 @@ class ClassicalDetector:
         u, v = np.meshgrid(np.arange(cw), np.arange(ch))
         centres = np.column_stack([x0 + (u.ravel() + 0.5) * q - 0.5, y0 + (v.ravel() + 0.5) * q - 0.5])
         mm = self.plane.to_board_mm(centres)
-        inside = (np.abs(mm[:, 0]) <= hx) & (np.abs(mm[:, 1]) <= hy)
+        inside = (np.abs(mm[:, 0]) <= hx) & (np.abs(mm[:, 1]) <= hy) & ~self._on_markers(mm)
         self._mask = inside.reshape(ch, cw).astype(np.uint8) * 255
         self._label_type = label_type(self._mask.shape)
         mid = self.plane.to_board_mm([[0.5 * (x0 + x1), 0.5 * (y0 + y1)]])[0]
@@ -205,6 +206,7 @@ class ClassicalDetector:
     def expect(self, layout: Mapping[str, tuple[float, float]]) -> None:
         """The pieces on the surface now (from the game state): their colours are learnt on the next frame."""
         self._expected = dict(layout)
+        self._layout_pawns = [xy for p, xy in layout.items() if p != self.spec.striker]
 
     def learn_colours(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> None:
         """Colour prototypes of each class (own/opponent pawns, bat, marbles), measured on the top face of
@@ -241,6 +243,22 @@ class ClassicalDetector:
         the board colour they were seen against. The detector uses them from now on."""
         self.learn_colours(image, layout)
         return self.colours.appearance(self._samples, self.board_bgr)
+
+    def _on_markers(self, mm: np.ndarray) -> np.ndarray:
+        """Board points (N, 2) on or beside a calibration marker: its square grown by the largest piece's
+        radius and 8 mm. A marker's black-and-white edges are the sharpest in view; a webcam codec's ringing
+        there changes from frame to frame, and at 2 Mbit/s it was fitted as marbles about every marker in
+        view (Cvrnkana's lie on the ground). No piece is looked for there: one that stops on a marker is
+        lost from sight, and the tracker says so, rather than a marker becoming a piece."""
+        markers = getattr(self.profile, "markers", None) or {}
+        centres = list((markers.get("centres_mm") or {}).values())
+        out = np.zeros(len(mm), bool)
+        if not centres:
+            return out
+        half = 0.5 * float(markers.get("size_mm") or 0.0) + max(self.surface.radius_mm.values()) + 8.0
+        for cx, cy in centres:
+            out |= (np.abs(mm[:, 0] - cx) <= half) & (np.abs(mm[:, 1] - cy) <= half)
+        return out
 
     # ------------------------------------------------------------------ the one method
     def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:  # noqa: C901 - split in #16
@@ -285,7 +303,9 @@ class ClassicalDetector:
             if area > self.max_discs * disc:  # a hand or the cue, maybe with pieces touching it: look for them
                 centres = on_blob(labels, i, self._split(image, key, self._mm2_per_cpx, widest=1.35))
                 if len(centres) == 0:
-                    items.append(self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s))
+                    occ = self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s)
+                    if not self._in_pit(occ):
+                        items.append(occ)
                     continue
                 blobs[i] = (x, y, w, h, area, len(centres) + 1)
                 crowded.add(i)
@@ -481,25 +501,42 @@ class ClassicalDetector:
     def _bat_unknown(self) -> bool:
         return self.bat_search.active and (self.spec.striker, None) not in self.prototypes
 
+    #: a disc of no pawn class's colour is taken for the bat down to a pawn's size only with its outline
+    #: found all round and a colour unlike the board's (the board's own texture, a zone line's crossing, can
+    #: fit a faint disc: the demo's mid-set layout had one at rays 0.71, the board's colour to 0.01)
+    strange_min_rays, strange_from_board = 0.9, 0.2
+
     def _unknown_bats(self, image, fits, classes, sure, frame: int) -> None:
         """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
         striking zone is the bat, whatever its colour; its colour is learnt once it lies still."""
+        r_pawn = self.surface.radius(self.default_kind)
+        board = np.r_[self.board_bgr / (float(self.board_bgr.sum()) + 3.0), 0.0] if self.board_bgr is not None else None
+        strange = [f is not None and classes[j] is None and f.rays >= self.strange_min_rays
+                   and (board is None or float(distance(f.colour, board)) > self.strange_from_board)
+                   and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
         cand = [j for j, f in enumerate(fits) if (classes[j] is None or classes[j][0] == self.default_kind)
-                and self.bat_search.could_be(f, self.max_rms_mm)]
+                and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]
         if not cand:
             return
         kind = self.spec.striker
         again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kind) for j in cand])
         for j, f in zip(cand, again):
-            if self.bat_search.is_bat(f, self.max_rms_mm):
+            if self.bat_search.is_bat(f, self.max_rms_mm, strange[j]):
                 fits[j], classes[j], sure[j] = f, (kind, None), False
                 self.bat_search.seen(f.centre_mm, f.colour, frame)
 
     def _sunk(self, centre_mm, radius_mm: float) -> bool:
         """A marble over the pit by more than half its radius has fallen in: it is no longer on the field
         (the camera still sees it down there), so it is not reported. (Novuss pockets: a pawn in a pocket
-        drops out of sight below the board, and the tracker reads the pocket from its last track.)"""
-        return self.surface.in_pit(centre_mm, -0.5 * radius_mm)
+        drops out of sight below the board, and the tracker reads the pocket from its last track.) Nor is a
+        disc beyond both cushion lines of a pocketed corner: no piece lies there, but a pocket's dark rim is
+        a circle that a codec's ringing (a webcam's H.264 at 2 Mbit/s) turns into a blob with a disc's
+        outline; a pawn leaving over a corner is left to the pocket-or-off review of ``vision.shot``."""
+        s = self.surface
+        x, y = centre_mm
+        if s.pockets and abs(x) > s.half_x_mm + 0.5 * radius_mm and abs(y) > s.half_y_mm + 0.5 * radius_mm:
+            return True
+        return s.in_pit(centre_mm, -0.5 * radius_mm)
 
     def _unexplained(self, labels, i, box, dets, pad_mm: float = 6.0, streak_px: np.ndarray | None = None) -> np.ndarray:
         """The blob's pixels farther from every piece found in it than its radius and shadow (and, for a
@@ -590,8 +627,14 @@ class ClassicalDetector:
                 continue
             blob = self._unexplained(labels, i, (x, y, w, h), dets, streak_px=(streaks or {}).get(i))
             if blob.sum() >= 1.5 * self._disc_cpx:
-                out[i] = [self._occluder(blob, x, y, frame, t_s)]
+                occ = self._occluder(blob, x, y, frame, t_s)
+                out[i] = [] if self._in_pit(occ) else [occ]
         return out
+
+    def _in_pit(self, occ: Detection) -> bool:
+        """A blob wholly inside the pit is the marbles down there (out of play; a hand reaching in would
+        cross the rim): reported as a hand, it hid the rim from the marbles rolling in."""
+        return all(self.surface.in_pit(xy) for xy in occ.outline_mm) if self.surface.pit_radius_mm > 0 else False
 
     def _occluder(self, blob: np.ndarray, x: int, y: int, frame: int, t_s: float) -> Detection:
         cnts, _ = cv2.findContours(blob.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
