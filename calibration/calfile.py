@@ -18,10 +18,38 @@ from .errors import CalibrationError, parse_json
 from .plane import PlaneFit, PlaneMap
 from .profile import Profile, ProfileError, load_profile, profile_from_dict
 
-__all__ = ["SCHEMA", "Calibration", "save_calibration", "load_calibration"]
+__all__ = ["SCHEMA", "Calibration", "CameraSettings", "save_calibration", "load_calibration", "load_camera_settings"]
 
 SCHEMA = "shotjudge.calibration/1"
 INTRINSICS_SOURCES = ("charuco", "nominal", "file", "known")
+CAMERA_KINDS = ("picam", "usb")
+
+
+@dataclass(frozen=True)
+class CameraSettings:
+    """The camera's settings locked while it was calibrated (``shotjudge setup``): the empty board and the
+    piece colours are only right for frames taken the same way, so ``live`` opens the camera with these.
+    Pi camera: ``exposure_us``, ``analogue_gain``, ``colour_gains`` (red, blue); webcam: ``exposure`` (driver
+    units, V4L2: 100 µs steps), ``gain`` and ``wb_temperature_k``. ``refused``: controls the camera would not
+    lock (left automatic). None: not known or not locked."""
+
+    kind: str  # "picam" or "usb"
+    size: tuple[int, int]
+    fps: float
+    exposure_us: int | None = None
+    analogue_gain: float | None = None
+    colour_gains: tuple[float, float] | None = None
+    exposure: float | None = None
+    gain: float | None = None
+    wb_temperature_k: int | None = None
+    refused: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "size": list(self.size), "fps": self.fps, "exposure_us": self.exposure_us,
+                "analogue_gain": self.analogue_gain,
+                "colour_gains": list(self.colour_gains) if self.colour_gains is not None else None,
+                "exposure": self.exposure, "gain": self.gain, "wb_temperature_k": self.wb_temperature_k,
+                "refused": list(self.refused)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +68,7 @@ class Calibration:
     intrinsics_rms_px: float | None = None
     created: str = ""
     appearance: Any = None  # calibration.appearance.Appearance measured on this camera (optional)
+    camera: CameraSettings | None = None  # the settings the camera was locked to (optional)
 
     @property
     def game(self) -> str:
@@ -55,7 +84,7 @@ class Calibration:
     def with_fit(self, fit: PlaneFit, created: str | None = None) -> "Calibration":
         """The same lens and profile with a new plane (re-calibration after the board moved)."""
         return replace(Calibration.from_fit(self.profile, fit, self.intrinsics_source, self.intrinsics_rms_px, created),
-                       appearance=self.appearance)
+                       appearance=self.appearance, camera=self.camera)
 
     def with_appearance(self, appearance) -> "Calibration":
         """The same calibration with piece colours measured on this camera."""
@@ -88,6 +117,7 @@ class Calibration:
             "intrinsics": {"source": self.intrinsics_source, "rms_px": self.intrinsics_rms_px},
             "created": self.created,
             **({"appearance": self.appearance.to_dict()} if self.appearance is not None else {}),
+            **({"camera": self.camera.to_dict()} if self.camera is not None else {}),
         }
 
 
@@ -221,7 +251,47 @@ def load_calibration(path, expected_image_size=None) -> Calibration:  # noqa: C9
                        _number(res.get("max_mm"), "residuals.max_mm", where),
                        _number(res.get("rms_px"), "residuals.rms_px", where), points, method, tuple(ids),
                        intr.get("source", "file"), _number(intr.get("rms_px"), "intrinsics.rms_px", where, True),
-                       data.get("created", ""), appearance)
+                       data.get("created", ""), appearance, _camera_block(data, where))
+
+
+def load_camera_settings(path) -> CameraSettings | None:
+    """Only the camera block of a calibration file (None if it has none, or cannot be read: the full
+    ``load_calibration`` says why); what ``live`` needs before it opens the camera."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return _camera_block(data, str(path)) if isinstance(data, dict) else None
+
+
+def _camera_block(data: dict, where: str) -> CameraSettings | None:
+    """The optional ``camera`` block; files written before it existed have none (None)."""
+    cam = data.get("camera")
+    if cam is None:
+        return None
+    w = f"{where}: camera"
+    if not isinstance(cam, dict) or cam.get("kind") not in CAMERA_KINDS:
+        raise CalibrationError(f"{w} must be an object whose kind is 'picam' or 'usb', got {cam!r:.60}")
+    size, gains, refused = cam.get("size"), cam.get("colour_gains"), cam.get("refused", [])
+    if (not isinstance(size, list) or len(size) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 100_000 for v in size)):
+        raise CalibrationError(f"{w}.size must be [width, height] in pixels, got {size!r:.60}")
+    if gains is not None and (not isinstance(gains, list) or len(gains) != 2):
+        raise CalibrationError(f"{w}.colour_gains must be [red, blue] or null, got {gains!r:.60}")
+    if not isinstance(refused, list) or not all(isinstance(r, str) for r in refused):
+        raise CalibrationError(f"{w}.refused must be a list of control names")
+    fps = _number(cam.get("fps"), "camera.fps", where)
+    if fps <= 0:
+        raise CalibrationError(f"{w}.fps must be positive, got {fps:g}")
+
+    def opt(key):
+        return _number(cam.get(key), f"camera.{key}", where, optional=True)
+
+    exposure_us, wb = opt("exposure_us"), opt("wb_temperature_k")
+    return CameraSettings(cam["kind"], (size[0], size[1]), fps, None if exposure_us is None else int(exposure_us),
+                          opt("analogue_gain"),
+                          None if gains is None else tuple(_number(g, "camera.colour_gains", where) for g in gains),
+                          opt("exposure"), opt("gain"), None if wb is None else int(wb), tuple(refused))
 
 
 def _intrinsics(data: dict, where: str) -> dict:

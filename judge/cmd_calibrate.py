@@ -3,13 +3,14 @@
 The lens comes from ChArUco views (``--lens``), from an earlier calibration (``--lens-from``) or, for a
 lens known to be straight, a nominal field of view (``--hfov``). The plane comes from the profile's ArUco
 markers, or from four image points (``--points``) on known board points when the markers are missing.
-Camera sources (picamera2, webcams) come with hardware/; here SOURCE is an image, a folder or a video.
+SOURCE is an image, a folder of images, a video, or a camera (``picam``, ``usb:N``, a stream) read through
+hardware/; ``shotjudge setup`` is the guided way from a camera (locked exposure, empty board, colours).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["register", "run", "read_frames", "measure_pieces"]
+__all__ = ["register", "run", "read_frames", "lens_for", "fit_plane", "measure_pieces", "measure_pieces_on"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov", ".webm", ".h264", ".mjpeg")
@@ -25,7 +26,10 @@ def register(subparsers) -> None:
                                           "calibration file and optionally a preview with the board drawn back.")
     p.add_argument("--game", choices=tuple(GAMES), required=True)
     p.add_argument("--profile", help="profile name or JSON file (default: the game's default profile)")
-    p.add_argument("--source", required=True, help="image file, folder of images, or video file showing the table")
+    p.add_argument("--source", required=True, help="image file, folder of images, video file, or a camera "
+                                                   "(picam, usb:N, rtsp://..., http(s)://...) showing the table")
+    p.add_argument("--size", type=_size, help="camera resolution to request, WxH (use the one live will use)")
+    p.add_argument("--fps", type=frame_rate, help="camera frame rate to request")
     p.add_argument("--out", required=True, help="calibration file to write (JSON)")
     p.add_argument("--preview", help="write a PNG of the source with the calibrated board drawn on it")
     lens = p.add_mutually_exclusive_group()
@@ -44,18 +48,38 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def read_frames(source: str, limit: int | None = None):
-    """Frames (BGR) from an image file, a folder of images (sorted by name) or a video file."""
+def _size(text: str) -> tuple[int, int]:
+    from .cmd_live import _size as parse
+
+    return parse(text)
+
+
+def frame_rate(text: str) -> float:
+    from .options import frame_rate as parse
+
+    return parse(text)
+
+
+def read_frames(source: str, limit: int | None = None, size: tuple[int, int] | None = None,
+                fps: float | None = None):
+    """Frames (BGR) from an image file, a folder of images (sorted by name), a video file or a camera
+    (``picam``, ``usb:N``, a stream URL: opened through ``hardware.open_source`` at ``size``/``fps``)."""
+    import re
+
     import cv2
 
     from judge.errors import UserError
 
     path = Path(source)
     if not path.exists():
-        if source.isdigit() or source.startswith(("/dev/video", "picamera", "usb:", "pi:")):
-            raise UserError(f"camera sources ({source!r}) are not supported by calibrate yet: save an image or a video "
-                            f"of the table and pass that file")
-        raise UserError(f"source {source!r} does not exist (give an image, a folder of images or a video file)")
+        if re.fullmatch(r"picam(:\d+)?|usb:.*|[A-Za-z][A-Za-z0-9+.-]*://.*", source):
+            yield from _camera_frames(source, limit, size, fps)
+            return
+        if source.isdigit() or source.startswith("/dev/video"):
+            raise UserError(f"source {source!r} does not exist: a webcam is named usb:N (usb:0 for /dev/video0), "
+                            f"the Pi camera picam")
+        raise UserError(f"source {source!r} does not exist (give an image, a folder of images, a video file or a "
+                        f"camera: picam, usb:N, rtsp://...)")
     count = 0
     if path.is_dir():
         files = sorted(f for f in path.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
@@ -92,6 +116,19 @@ def read_frames(source: str, limit: int | None = None):
         raise UserError(f"{source}: no frames could be read (not an image, folder or video OpenCV can open)")
 
 
+def _camera_frames(source: str, limit: int | None, size, fps):
+    """Frames of a live camera or stream, copied out of the source's read-only buffers."""
+    from hardware import open_source
+
+    with open_source(source, size=size, fps=fps, reconnect=False) as cam:
+        for warning in getattr(cam, "warnings", []):
+            print(f"warning: {warning}")
+        for count, frame in enumerate(cam, 1):
+            yield frame.image.copy()
+            if limit and count >= limit:
+                return
+
+
 def _parse_points(text: str):
     from judge.errors import UserError
 
@@ -117,22 +154,28 @@ def manual_reference_mm(profile):
 
 
 def _lens(args, image_size):
+    return lens_for(image_size, args.lens, args.lens_from, args.hfov)
+
+
+def lens_for(image_size, lens: str | None = None, lens_from: str | None = None, hfov: float | None = None):
+    """The lens for ``image_size``: (camera matrix, distortion, source, rms px) from ChArUco views (``lens``),
+    an earlier calibration (``lens_from``) or a straight lens of ``hfov`` degrees (default 70)."""
     from calibration.calfile import load_calibration
     from calibration.intrinsics import calibrate_intrinsics, nominal_intrinsics
     from judge.errors import UserError
 
-    if args.lens:
-        intr = calibrate_intrinsics(read_frames(args.lens, limit=200))
+    if lens:
+        intr = calibrate_intrinsics(read_frames(lens, limit=200))
         if intr.image_size != image_size:
             raise UserError(f"ChArUco images are {intr.image_size[0]}x{intr.image_size[1]} but the table source is "
                             f"{image_size[0]}x{image_size[1]}: use the same camera resolution")
         print(f"lens: ChArUco, {intr.views} views, reprojection {intr.rms_px:.3f} px rms")
         return intr.camera_matrix, intr.distortion, "charuco", intr.rms_px
-    if args.lens_from:
-        old = load_calibration(args.lens_from, expected_image_size=image_size)
+    if lens_from:
+        old = load_calibration(lens_from, expected_image_size=image_size)
         return old.plane.camera_matrix, old.plane.distortion, old.intrinsics_source, old.intrinsics_rms_px
-    intr = nominal_intrinsics(image_size, args.hfov or 70.0)
-    print(f"lens: not calibrated, assuming a straight lens with {args.hfov or 70.0:g} deg field of view "
+    intr = nominal_intrinsics(image_size, hfov or 70.0)
+    print(f"lens: not calibrated, assuming a straight lens with {hfov or 70.0:g} deg field of view "
           f"(use --lens for a real camera)")
     return intr.camera_matrix, intr.distortion, "nominal", None
 
@@ -150,19 +193,16 @@ def _check_outputs(args) -> None:
 
 def run(args) -> int:
     from calibration.calfile import Calibration, save_calibration
-    from calibration.errors import CalibrationError
-    from calibration.markers import MarkerDetector
     from calibration.overlay import draw_overlay
     from calibration.atomic import staged_files
-    from calibration.plane import fit_detection, from_points
+    from calibration.plane import from_points
     from calibration.profile import profile_for
-    from judge.errors import UserError
     from sim.video import write_png
 
     _check_outputs(args)
     profile = profile_for(args.game, args.profile)
     out = Path(args.out)
-    frames = read_frames(args.source, limit=max(1, args.max_frames))
+    frames = read_frames(args.source, limit=max(1, args.max_frames), size=args.size, fps=args.fps)
     first = next(frames)
     size = (first.shape[1], first.shape[0])
     k, dist, lens_source, lens_rms = _lens(args, size)
@@ -179,24 +219,7 @@ def run(args) -> int:
         fit = from_points(pts, manual_reference_mm(profile), size, k, dist)
         best_image = first
     else:
-        detector = MarkerDetector.for_profile(profile)
-        best, best_image, last_error = None, first, None
-        for image in [first, *frames]:
-            if (image.shape[1], image.shape[0]) != size:
-                raise UserError(f"frames of {args.source} differ in size")
-            try:
-                fit = fit_detection(detector(image), profile, size, k, dist)
-            except CalibrationError as exc:
-                last_error = exc
-                continue
-            if best is None or (len(fit.marker_ids), -fit.rms_mm) > (len(best.marker_ids), -best.rms_mm):
-                best, best_image = fit, image
-            if len(fit.marker_ids) == len(profile.markers["centres_mm"]):
-                break
-        if best is None:
-            raise UserError(f"{args.source}: {last_error}; print them with 'shotjudge markers --game {args.game}' "
-                            f"or give --points")
-        fit = best
+        fit, best_image, _ = fit_plane([first, *frames], profile, size, k, dist, args.source)
     calibration = Calibration.from_fit(profile, fit, lens_source, lens_rms)
     if args.pieces:
         calibration = measure_pieces(calibration, args.pieces, args.background, args.state)
@@ -214,34 +237,81 @@ def run(args) -> int:
     return 0
 
 
+def fit_plane(images, profile, size, k, dist, where: str):
+    """The best marker fit over ``images`` (most markers, then least residual; stops once all are found):
+    (fit, the image it came from, its marker detection). One line naming ``where`` if none fits."""
+    from calibration.errors import CalibrationError
+    from calibration.markers import MarkerDetector
+    from calibration.plane import fit_detection
+    from judge.errors import UserError
+
+    detector = MarkerDetector.for_profile(profile)
+    best, best_image, best_found, last_error = None, None, None, None
+    for image in images:
+        if (image.shape[1], image.shape[0]) != tuple(size):
+            raise UserError(f"frames of {where} differ in size")
+        found = detector(image)
+        try:
+            fit = fit_detection(found, profile, size, k, dist)
+        except CalibrationError as exc:
+            last_error = exc
+            continue
+        if best is None or (len(fit.marker_ids), -fit.rms_mm) > (len(best.marker_ids), -best.rms_mm):
+            best, best_image, best_found = fit, image, found
+        if len(fit.marker_ids) == len(profile.markers["centres_mm"]):
+            break
+    if best is None:
+        raise UserError(f"{where}: {last_error}; print them with 'shotjudge markers --game {profile.game}' "
+                        f"or give --points")
+    return best, best_image, best_found
+
+
 def measure_pieces(calibration, pieces: str, background: str | None, state: str | None = None):
     """The calibration with piece colours measured on ``pieces`` (an image of a known layout: the game's
     opening, or the pieces of a game state file), against ``background`` (the empty board)."""
-    import rules
-    from calibration.appearance import AppearanceError, appearance_from_dict
     from judge.errors import UserError
-    from judge.replay import load_state
     from judge.setup import read_background
-    from vision.detect_classical import ClassicalDetector
-    from vision.types import VisionError
 
     if not background:
         raise UserError("--pieces needs --background EMPTY.png: a picture of the empty board from this camera")
     size = calibration.plane.image_size
+    layout = piece_layout(calibration, state)
+    try:
+        frame = read_background(pieces, size)[0]
+        backgrounds = read_background(background, size)
+    except UserError as exc:
+        raise UserError(str(exc).replace("--background", "--pieces", 1) if pieces in str(exc) else str(exc)) from None
+    return measure_pieces_on(calibration, frame, backgrounds, layout, f"--pieces {pieces}", pieces)
+
+
+def piece_layout(calibration, state: str | None = None) -> dict:
+    """Where the pieces stand on the picture: the game's opening, or the pieces of a game state file."""
+    import rules
+    from judge.errors import UserError
+    from judge.replay import load_state
+
     engine = rules.engine_for(calibration.game, calibration.profile.geometry)
     layout = dict(engine.hints(load_state(engine, state) if state else engine.initial()).layout)
     if not layout:
         raise UserError(f"--pieces: the {calibration.game} opening has no piece on the field; give --state")
+    return layout
+
+
+def measure_pieces_on(calibration, frame, backgrounds: list, layout: dict, label: str, shown: str = ""):
+    """The calibration with piece colours measured on ``frame`` (pieces at ``layout``) against the empty-board
+    ``backgrounds``; ``label`` names the picture in error messages, ``shown`` (default: label) in the status."""
+    from calibration.appearance import AppearanceError, appearance_from_dict
+    from judge.errors import UserError
+    from vision.detect_classical import ClassicalDetector
+    from vision.types import VisionError
+
     try:
-        frame = read_background(pieces, size)[0]
         detector = ClassicalDetector(calibration.plane, calibration.profile)
-        detector.learn_background(read_background(background, size))
+        detector.learn_background(list(backgrounds))
         measured = appearance_from_dict(detector.measure_appearance(frame, layout), calibration.game,
-                                        f"--pieces {pieces}", complete=False)
-    except UserError as exc:
-        raise UserError(str(exc).replace("--background", "--pieces", 1) if pieces in str(exc) else str(exc)) from None
+                                        label, complete=False)
     except (VisionError, AppearanceError) as exc:
-        raise UserError(f"--pieces {pieces}: {exc}") from None
-    print(f"piece colours measured on {pieces}: " + ", ".join(
+        raise UserError(f"{label}: {exc}") from None
+    print(f"piece colours measured on {shown or label}: " + ", ".join(
         f"{k} rgb({', '.join(f'{v:.0f}' for v in look.rgb)})" for k, look in measured.pieces.items()))
     return calibration.with_appearance(measured)

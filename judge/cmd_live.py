@@ -15,6 +15,7 @@ from .cmd_replay import add_detector_args, vision_options
 from .errors import UserError
 from .options import count, frame_rate, port
 from .setup import check_calibration, make_vision, read_background
+from .start_state import add_start_args
 
 __all__ = ["register", "run", "make_pipeline"]
 
@@ -26,9 +27,10 @@ def register(subparsers) -> None:
     p.add_argument("--source", required=True, help="picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR")
     p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate`")
     p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
-    p.add_argument("--state", help="game state the match starts from (JSON, as for replay; default: the opening); "
-                                   "kept in a new journal, a resumed one keeps its own")
+    p.add_argument("--state", help="start state: the game state the match starts from (JSON, as for replay; default: "
+                                   "the opening); kept in a new journal, a resumed one keeps its own")
     add_detector_args(p)
+    add_start_args(p)
     p.add_argument("--ruleset", help="rule variant (default: the game's, e.g. novuss-seed)")
     p.add_argument("--journal", default=None, help="match journal (SQLite; default: match-<game>.sqlite); "
                                                    "an existing one is resumed")
@@ -86,8 +88,13 @@ def run(args) -> int:
         camera["exposure_us"] = args.exposure_us
     if args.colour_gains is not None:
         camera["colour_gains"] = args.colour_gains
-    source = open_source(args.source, fps=args.fps, size=args.size, max_reconnects=args.max_reconnects,
-                         on_event=lambda kind, message: console.print(f"[yellow]{message}[/]"), **camera)
+    from .setup_camera import settings_for_live  # a camera locked by `shotjudge setup` is opened as it was
+
+    opening, recorded = settings_for_live(args.calibration, args.source, args.fps, args.size, camera)
+    if recorded:
+        console.print(recorded, soft_wrap=True)
+    source = open_source(args.source, max_reconnects=args.max_reconnects,
+                         on_event=lambda kind, message: console.print(f"[yellow]{message}[/]"), **opening)
     journal_path = Path(args.journal or f"match-{args.game}.sqlite")
     hub = server = recorder = None
     with source:
@@ -104,17 +111,23 @@ def run(args) -> int:
 
             match_info["start"] = load_state(engine, args.state).to_dict()
         background = read_background(args.background, source.size)  # before the journal: a bad picture leaves none
+        gate = _board_start(args, engine, cal, background, source, journal_path, match_info, console) \
+            if args.start_from_board else None
         journal = Journal.open(journal_path, create=True, match=match_info)
         try:
             match = Match(engine, journal, lang=args.lang, listeners=[ConsoleAnnouncer(console)])
+            if gate is not None:  # the referee's confirmation is journaled as the state the match goes on from
+                gate.on_confirm = lambda doc, by: match.set_state(doc, by=by)
             resume_after = -1 if source.live else match.consumed_in(source_key(source))
             _say_resumed(console, match, journal_path, resume_after)
             vision = make_pipeline(cal, source.fps, args.game, background=background, **vision_options(args))
             if not args.no_overlay:
-                hub, server = _start_overlay(args, cal, match, console)
+                hub, server = _start_overlay(args, cal, match, console, gate)
             if not args.no_clips:
                 from .recorder import ShotRecorder
                 recorder = ShotRecorder(args.clips, source.fps)
+            if gate is not None:
+                _wait_for_start(gate, server, console)
             if source.live:  # reopened now: frames queued while setting up would come in one burst, stamped
                 source.close()  # on arrival nearly together, and squash the time of a shot under way
                 source.open()
@@ -161,7 +174,44 @@ def _summary(console, result, match, journal_path, recorder) -> int:
     return 0
 
 
-def _start_overlay(args, cal, match, console):
+def _board_start(args, engine, cal, background, source, journal_path, match_info, console):
+    """``--start-from-board``: the proposal read from the source's first frames (then read again from its start).
+    With ``--confirm`` it is the match's start at once; otherwise the gate the referee confirms it through."""
+    from .start_state import StartGate, asked, board_proposal, describe, facts_from_args, proposed_state
+
+    if args.state is not None:
+        raise UserError("--state and --start-from-board both say where the match starts: give one of them")
+    if journal_path.exists():
+        console.print(f"[yellow]{journal_path} is resumed: it keeps its own start state (--start-from-board not used)[/]")
+        return None
+    if args.no_overlay and not args.confirm:
+        raise UserError("--start-from-board needs the referee to confirm the proposal: on the spectators' page "
+                        "(drop --no-overlay) or with --confirm")
+    facts = facts_from_args(args)
+    proposal = board_proposal(source, cal, background)
+    source.close()  # judging starts from the first frame again
+    source.open()
+    doc = proposed_state(engine, proposal, facts)
+    text = describe(proposal, doc, asked(engine.game, facts))
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+    if args.confirm:
+        match_info["start"] = doc
+        console.print("start state confirmed (--confirm)")
+        return None
+    return StartGate(engine, doc, text)
+
+
+def _wait_for_start(gate, server, console) -> None:
+    """Live waits until the referee confirms or corrects the proposed start on the overlay page."""
+    console.print(f"waiting for the referee to confirm the start state: POST {server.url}api/referee/start-state "
+                  "with the referee token, body {\"state\": null} to take the proposal or {\"state\": {...}} to "
+                  "correct it (or start again with --confirm)", markup=False, soft_wrap=True)
+    while not gate.wait(0.5):
+        pass
+    console.print("start state confirmed by the referee")
+
+
+def _start_overlay(args, cal, match, console, gate=None):
     from .overlay import OverlayHub, OverlayServer, board_for, create_app, new_token
 
     token = args.token or os.environ.get("SHOTJUDGE_REFEREE_TOKEN") or new_token()
@@ -169,7 +219,7 @@ def _start_overlay(args, cal, match, console):
     hub.state = match.snapshot()
     match.listeners.append(hub)
     try:
-        server = OverlayServer(create_app(hub, match, token, hosts=(args.overlay_host,)), args.overlay_host,
+        server = OverlayServer(create_app(hub, match, token, hosts=(args.overlay_host,), start=gate), args.overlay_host,
                                args.overlay_port).start()
     except OSError as exc:
         raise UserError(f"spectators' page: {exc}; use --overlay-port or --no-overlay") from None

@@ -1,4 +1,6 @@
-"""``shotjudge referee``: shot records in, one ruling per line out (or the final state)."""
+"""``shotjudge referee``: shot records in, one ruling per line out (or the final state, ``--print-state``).
+
+``--state FILE`` is a start state, as everywhere (``replay``, ``live``): the records are judged from it."""
 from __future__ import annotations
 
 import json
@@ -24,7 +26,9 @@ def register(sub) -> None:
     p.add_argument("--toss-winner", default="A", choices=["A", "B"], help="Cvrnkaná: who won the coin toss")
     p.add_argument("--game-number", type=int, default=1, help="Cvrnkaná: number of this game in the match")
     p.add_argument("--pretty", action="store_true", help="indented JSON for people")
-    p.add_argument("--state", action="store_true", help="print the final game state instead of the rulings")
+    p.add_argument("--state", metavar="FILE", help="start state: judge the records from this game state (JSON, as for "
+                                                    "replay and live); default: the opening (--first, --toss-winner)")
+    p.add_argument("--print-state", action="store_true", help="print the final game state instead of the rulings")
     p.set_defaults(func=run)
 
 
@@ -58,7 +62,12 @@ def run(args) -> int:
     if engine.game != args.game:
         raise UserError(f"ruleset {args.ruleset!r} is for {engine.game}, not {args.game}")
     records = load_records(text, source=source, game=args.game)
-    state = initial_state(engine, args)
+    if args.state is not None:
+        from .replay import load_state
+
+        state = load_state(engine, args.state)
+    else:
+        state = initial_state(engine, args)
     lines = []
     for i, record in enumerate(records, 1):
         try:
@@ -67,7 +76,7 @@ def run(args) -> int:
             raise type(exc)(f"{source} record {i}: {exc}") from None
         lines.append(ruling.to_dict(args.lang))
     indent = 2 if args.pretty else None
-    out = [state.to_dict()] if args.state else lines
+    out = [state.to_dict()] if args.print_state else lines
     # Everything was judged before anything is written: a bad record leaves no half output.
     sys.stdout.write("".join(json.dumps(o, ensure_ascii=False, indent=indent) + "\n" for o in out))
     return 0

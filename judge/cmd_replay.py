@@ -2,8 +2,10 @@
 
 Every frame goes through vision and every shot through the rule engine, exactly as live, but nothing
 is dropped. The pieces on the board when the video starts are the game's opening layout (Novuss: both
-rows of pawns, no bat; Cvrnkaná: no marble on the field) unless ``--state`` gives a game state file
-(the ``state`` of a journal entry or of ``shotjudge referee``). The classical detector needs a picture
+rows of pawns, no bat; Cvrnkaná: no marble on the field) unless ``--state`` gives a start state file
+(the ``state`` of a journal entry, or ``shotjudge referee --print-state``), or ``--start-from-board`` reads
+them from the first frames at rest (what a camera cannot see, whose turn and the debt or the pit, from
+``--turn`` and the other flags below, or ``--confirm`` to take the proposal as it is). The classical detector needs a picture
 of the empty board from the same camera (``--background``, as for ``shotjudge live``).
 
 Outputs: a table of the calls; ``--report`` (JSON: rulings in the documented schema, per shot the
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from .errors import UserError
 from .options import frame_rate
+from .start_state import add_start_args
 
 __all__ = ["register", "run", "print_calls", "cut_message", "EXIT_PARTIAL"]
 
@@ -42,7 +45,7 @@ def register(subparsers) -> None:
     p.add_argument("--game", required=True, help="novuss or cvrnkana")
     p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate` for this camera")
     p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
-    p.add_argument("--state", help="game state at the start of the video (JSON); default: the opening layout")
+    p.add_argument("--state", help="start state: the game state at the start of the video (JSON); default: the opening")
     p.add_argument("--ruleset", help="rule variant (default: the game's)")
     p.add_argument("--report", help="write the report here (JSON; evidence crops go to <name>_files/ beside it)")
     p.add_argument("--overlay", help="write the video with tracks, zones, contacts and calls drawn (MP4)")
@@ -53,6 +56,7 @@ def register(subparsers) -> None:
     p.add_argument("--dispute", help="dispute view file (default: shotNNN_dispute.mp4 in the current folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_detector_args(p)
+    add_start_args(p)
     p.set_defaults(func=run)
 
 
@@ -83,7 +87,8 @@ def run(args) -> int:
         result = judge_video(args.video, args.game, args.calibration, background=args.background, state=args.state,
                              ruleset=args.ruleset, lang=args.lang, fps=args.fps, progress=bar.task("judging"),
                              vision_factory=None if args.detector == "classical" else
-                             functools.partial(make_vision, **vision_options(args)))
+                             functools.partial(make_vision, **vision_options(args)),
+                             start_from_board=_board_start(args, err) if getattr(args, "start_from_board", False) else None)
         if result.error is not None and not result.frames:
             raise UserError(f"{result.error}; no frame could be read, nothing written")
         if args.shot is not None and not any(s.no == args.shot for s in result.shots):
@@ -93,7 +98,8 @@ def run(args) -> int:
         doc = None
         if args.report or args.overlay:
             doc = write_outputs(result, report=args.report, overlay=args.overlay, lang=args.lang,
-                                calibration_path=str(args.calibration), start_from=args.state or "opening",
+                                calibration_path=str(args.calibration),
+                                start_from=args.state or ("board" if getattr(args, "start_from_board", False) else "opening"),
                                 progress=bar.task("writing " + " and ".join(
                                     n for n, v in (("report", args.report), ("overlay", args.overlay)) if v)))
         frames = None
@@ -115,6 +121,30 @@ def run(args) -> int:
         print(f"shotjudge replay: error: {cut_message(result, args.report)}", file=sys.stderr)
         return EXIT_PARTIAL
     return 0
+
+
+def _board_start(args, err):
+    """The ``start_from_board`` hook of ``judge_video``: the proposal printed, then the start state when the flags
+    confirm it (every asked fact given, or ``--confirm``), else a one-line error naming the flags missing."""
+    from .start_state import asked, board_proposal, describe, facts_from_args, proposed_state
+
+    facts = facts_from_args(args)
+
+    def start(engine, cal, images, open_video):
+        with open_video() as again:
+            proposal = board_proposal(again, cal, images)
+        doc = proposed_state(engine, proposal, facts)
+        missing = asked(engine.game, facts)
+        err.print(describe(proposal, doc, missing), markup=False, highlight=False, soft_wrap=True)
+        if proposal.unsure and not args.confirm:
+            raise UserError(f"--start-from-board: {len(proposal.unsure)} disc(s) could not be given to a player; "
+                            "write the state yourself and pass it with --state, or --confirm to leave them out")
+        if missing and not args.confirm:
+            raise UserError(f"--start-from-board: the camera cannot see {', '.join(missing)}: give them, or "
+                            "--confirm to take the proposal as it is")
+        return engine.state_from_dict(doc)
+
+    return start
 
 
 def cut_message(result, report: str | None) -> str:

@@ -2,7 +2,8 @@
 
 FastAPI in a background uvicorn thread. The video is an MJPEG stream of the latest annotated
 frame; calls and state go to every browser over a WebSocket as JSON. Spectators can only
-watch; referee actions (undo, override, next game, a Cvrnkaná flick out of view) are POSTs with
+watch; referee actions (undo, override, next game, a Cvrnkaná flick out of view, confirming or
+correcting the start state read from the board) are POSTs with
 ``Authorization: Bearer <token>`` (compared in constant time) and land in the journal like
 everything else. The page (``judge/static/``) loads nothing from the internet, so it works at a
 club without Wi-Fi.
@@ -161,6 +162,13 @@ class SetState(BaseModel):
     review: int | None = Field(default=None, ge=1)
 
 
+class StartState(BaseModel):
+    """Body of POST /api/referee/start-state: null confirms the start proposed from the board as it is; a state
+    document (the engine's JSON form) corrects it. Live waits for this before judging (``--start-from-board``)."""
+
+    state: dict | None = None
+
+
 class UnseenFlick(BaseModel):
     """Body of POST /api/referee/unseen-flick (optional): the marble flicked, default the next one of the
     player to move behind the start line."""
@@ -209,10 +217,11 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
-def create_app(hub: OverlayHub, referee, token: str, hosts=()):  # noqa: C901 - one nested handler per endpoint
+def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None):  # noqa: C901 - one handler per endpoint
     """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()``,
     ``unseen_flick(piece)``, ``open_reviews()``, ``settle(review)`` and ``set_state(state, review)``.
-    ``hosts``: names besides this machine's that the page may be reached by (``HostCheck``)."""
+    ``hosts``: names besides this machine's that the page may be reached by (``HostCheck``). ``start``: the
+    start state proposed from the board, waiting for the referee (``judge.start_state.StartGate``), if any."""
     from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
     from fastapi.responses import FileResponse, Response, StreamingResponse
     from fastapi.staticfiles import StaticFiles
@@ -308,6 +317,19 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=()):  # noqa: C901 - 
     @app.post("/api/referee/set-state", dependencies=[Depends(require_referee)])
     def set_state(body: SetState):
         return act(referee.set_state, body.state, body.review)
+
+    @app.get("/api/referee/start-state", dependencies=[Depends(require_referee)])
+    def start_state():
+        if start is None:
+            raise HTTPException(404, "this match did not start from the board")
+        return {"pending": start.pending, "proposal": start.proposal_doc, "confirmed": start.confirmed,
+                "text": start.text}
+
+    @app.post("/api/referee/start-state", dependencies=[Depends(require_referee)])
+    def confirm_start(body: StartState | None = None):
+        if start is None:
+            raise HTTPException(409, "no start state is waiting: this match did not start from the board")
+        return act(start.confirm, body.state if body is not None else None)
 
     @app.post("/api/referee/unseen-flick", dependencies=[Depends(require_referee)])
     def unseen_flick(body: UnseenFlick | None = None):

@@ -227,9 +227,13 @@ class _TimedSource:
 
 def judge_video(video: str | Path, game: str, calibration: str | Path, *, background=None, state: str | Path | None = None,
                 ruleset: str | None = None, lang: str = "en", fps: float | None = None,
-                progress: Callable[[int, int | None], None] | None = None, vision_factory=None) -> ReplayResult:
+                progress: Callable[[int, int | None], None] | None = None, vision_factory=None,
+                start_from_board: Callable[..., Any] | None = None) -> ReplayResult:
     """Judge every shot of ``video``; see the module docstring. ``background`` is a path (file or folder of
-    empty-board images) or a list of images; ``progress(frames_done, frames_total)`` is called per frame."""
+    empty-board images) or a list of images; ``progress(frames_done, frames_total)`` is called per frame.
+    ``start_from_board(engine, calibration, background_images, open_video)``: the start state read from the
+    board (``judge.start_state``), instead of ``state`` or the opening; ``open_video()`` opens the video again
+    for it, so judging still starts at its first frame."""
     import rules
     from hardware import SourceError, open_source
 
@@ -250,8 +254,12 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
         engine = rules.engine_for(ruleset or game, cal.profile.geometry, game)
         if engine.game != game:
             raise UserError(f"ruleset {ruleset!r} is for {engine.game}, not {game}")
+        if state is not None and start_from_board is not None:
+            raise UserError("--state and --start-from-board both say where the video starts: give one of them")
         start_state = load_state(engine, state) if state is not None else engine.initial()
         images = read_background(background, source.size) if isinstance(background, (str, Path)) else list(background or [])
+        if start_from_board is not None:
+            start_state = start_from_board(engine, cal, images, lambda: open_source(str(video), fps=fps))
         vision = (vision_factory or make_vision)(cal, images)
         replay = Replay(engine, start_state, lang)
         layout = dict(replay.hints.layout)

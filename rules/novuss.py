@@ -16,7 +16,7 @@ from .game import NovussGame, owner
 from .hints import Hints, placements_of
 from .record import Event, RecordError, Shot, pair_of, piece_of
 from .ruling import Action, Call, Outcome, Ruling
-from .state_doc import StateFields
+from .state_doc import Bat, StateFields
 
 __all__ = ["Novuss", "NovussSeed", "NovussState", "Stroke"]
 
@@ -32,8 +32,9 @@ def other(player: str) -> str:
 
 @dataclass(frozen=True)
 class NovussState:
-    """Everything the rules need between shots. Positions are board mm; the bat is not kept
-    (it is placed by hand before every stroke)."""
+    """Everything the rules need between shots. Positions are board mm; the bat is not kept after a stroke
+    (it is placed by hand before every stroke): ``bat`` is where it lies when a state starts (a video begun
+    mid-set shows it down), for vision to follow it from there."""
 
     positions: tuple[tuple[str, tuple[float, float]], ...]
     pocketed: tuple[str, ...] = ()
@@ -41,6 +42,7 @@ class NovussState:
     to_move: str = "A"
     shot: int = 0
     outcome: Outcome | None = None
+    bat: Bat | None = None
 
     @property
     def pos(self) -> dict[str, tuple[float, float]]:
@@ -53,12 +55,15 @@ class NovussState:
         return [p for p, _ in self.positions if owner(p) == player]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "game": "novuss", "shot": self.shot, "to_move": self.to_move,
             "positions": {p: [round(x, 3), round(y, 3)] for p, (x, y) in self.positions},
             "pocketed": list(self.pocketed), "debt": {"A": self.debt[0], "B": self.debt[1]},
             "outcome": self.outcome.to_dict() if self.outcome else None,
         }
+        if self.bat is not None:
+            out["bat"] = self.bat.to_dict()
+        return out
 
 
 def _state(positions: Mapping[str, tuple[float, float]], **kw: Any) -> NovussState:
@@ -211,8 +216,10 @@ class Novuss(Ruleset[NovussState]):
         return self.initial(first=shot.player or "A", positions={k: v for k, v in shot.before.items() if k != "bat"})
 
     def hints(self, state: NovussState, ruling: Ruling | None = None) -> Hints:
-        """The pawns where the state has them (the bat is placed by hand before every stroke)."""
-        return Hints(state.to_move, dict(state.positions), placements_of(ruling))
+        """The pawns where the state has them, and the bat where a start state has it down (otherwise it is
+        placed by hand before every stroke)."""
+        layout = dict(state.positions) | ({"bat": state.bat.at} if state.bat is not None else {})
+        return Hints(state.to_move, layout, placements_of(ruling))
 
     def state_from_dict(self, d: Mapping[str, Any], where: str = "state") -> NovussState:
         """Inverse of ``NovussState.to_dict``; anything wrong is a ``StateError`` naming the field."""
@@ -226,7 +233,7 @@ class Novuss(Ruleset[NovussState]):
         debt = f.per_player("debt", 0, 10_000)
         return _state(positions, pocketed=tuple(pocketed), debt=(debt["A"], debt["B"]),
                       to_move=f.player(f.get("to_move"), "to_move"), shot=f.whole(f.get("shot"), "shot"),
-                      outcome=f.outcome())
+                      outcome=f.outcome(), bat=f.bat(self.field_limit_mm()))
 
     # ----- reading a shot -------------------------------------------------------------------------
     def read(self, state: NovussState, rec: Shot, where: str) -> Stroke:

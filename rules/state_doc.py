@@ -3,19 +3,36 @@ referee sets. Anything wrong is one :class:`StateError` naming the field (``posi
 traceback or a silent zero; places off the surface are refused as they are in shot records."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .game import PLAYERS
 from .record import _Checker
 from .ruling import Outcome
 
-__all__ = ["StateError", "StateFields"]
+__all__ = ["StateError", "StateFields", "Bat"]
 
 RESULTS = ("win", "draw", "replay")
 
 
 class StateError(ValueError):
     """A game state document that is not a state of its game; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Bat:
+    """The Novuss bat lying on the board when a state starts (a video begun mid-set shows it): where it lies
+    (board mm) and, when it was measured there, the colour of its top face (0..255 RGB). Optional in a state
+    document (``"bat": {"at": [x, y], "colour_rgb": [r, g, b]}``); documents without it mean no bat down."""
+
+    at: tuple[float, float]
+    colour_rgb: tuple[int, int, int] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"at": [round(self.at[0], 3), round(self.at[1], 3)]}
+        if self.colour_rgb is not None:
+            out["colour_rgb"] = list(self.colour_rgb)
+        return out
 
 
 class StateFields(_Checker):
@@ -95,3 +112,25 @@ class StateFields(_Checker):
         if not isinstance(reason, str):
             self.fail("outcome.reason", f"must be a call code, got {reason!r:.60}")
         return Outcome(result, self.player(raw.get("winner"), "outcome.winner", none=result != "win"), reason)
+
+    def bat(self, limit_mm: float) -> Bat | None:
+        """The optional ``bat`` entry (absent or null: no bat lies on the board)."""
+        raw = self.data.get("bat")
+        if raw is None:
+            return None
+        raw = self.mapping(raw, "bat")
+        for key in raw:
+            if key not in ("at", "colour_rgb"):
+                self.fail(f"bat.{key}", "is not a field of the bat (at, colour_rgb)")
+        if "at" not in raw:
+            self.fail("bat.at", "is missing")
+        x, y = self.point(raw["at"], "bat.at")
+        if abs(x) > limit_mm or abs(y) > limit_mm:
+            self.fail("bat.at", f"({x:.6g}, {y:.6g}) mm is off the surface (at most {limit_mm:g} mm from its centre)")
+        colour = raw.get("colour_rgb")
+        if colour is None:
+            return Bat((x, y))
+        if not isinstance(colour, list) or len(colour) != 3:
+            self.fail("bat.colour_rgb", f"must be [red, green, blue], got {colour!r:.60}")
+        rgb = tuple(self.whole(c, f"bat.colour_rgb[{i}]", 0, 255) for i, c in enumerate(colour))
+        return Bat((x, y), (rgb[0], rgb[1], rgb[2]))

@@ -4,7 +4,9 @@ Behaves like OpenCV's V4L2 backend at its surface: ``VideoCapture(index, cv2.CAP
 ``isOpened()`` is False for a missing device; ``set(CAP_PROP_*)`` returns True and the driver
 negotiates the nearest mode it supports; ``get(CAP_PROP_*)`` reads back what it really gives
 (``CAP_PROP_FOURCC`` as the packed float); ``grab()`` returns False once the device is gone, and
-``read()`` then gives ``(False, None)``.
+``read()`` then gives ``(False, None)``. A device's ``refuse`` lists the controls its driver will not take
+(``set`` returns False, as OpenCV does), ``image`` is a BGR picture every frame shows instead of black (of
+the mode's size); each open's ``sets`` keeps (prop, value, accepted) in order.
 
 Frames come as from a V4L2 driver: captured every 1/fps from the open on, queued in ``buffers``
 driver buffers (a frame captured while all are full is dropped, as the driver drops it), and handed
@@ -60,6 +62,8 @@ class Device:
     opens: int = 0
     frames: int = 0
     lost: int = 0                           # frames the driver dropped, all buffers being full
+    refuse: tuple = ()                      # CAP_PROP_* controls the driver refuses (set returns False)
+    image: np.ndarray | None = None         # what every frame shows (None: black, frame count in a pixel)
 
 
 class FakeVideoCapture:
@@ -84,7 +88,9 @@ class FakeVideoCapture:
         self.opened = True
         self.props = {cv2.CAP_PROP_FRAME_WIDTH: 640.0, cv2.CAP_PROP_FRAME_HEIGHT: 480.0, cv2.CAP_PROP_FPS: 30.0,
                       cv2.CAP_PROP_FOURCC: float(cv2.VideoWriter_fourcc(*"YUYV")),
-                      cv2.CAP_PROP_AUTO_EXPOSURE: 3.0, cv2.CAP_PROP_EXPOSURE: 166.0}
+                      cv2.CAP_PROP_AUTO_EXPOSURE: 3.0, cv2.CAP_PROP_EXPOSURE: 166.0, cv2.CAP_PROP_GAIN: 32.0,
+                      cv2.CAP_PROP_AUTO_WB: 1.0, cv2.CAP_PROP_WB_TEMPERATURE: 4600.0}
+        self.sets: list[tuple] = []
         self.wanted = dict(self.props)
         self.mode = dev.modes[0]
         self.stamp_ms = 0.0  # the dequeued buffer's timestamp (0: nothing captured yet)
@@ -100,6 +106,9 @@ class FakeVideoCapture:
     def set(self, prop, value):
         if not self.opened:
             return False
+        self.sets.append((prop, float(value), prop not in self.device.refuse))
+        if prop in self.device.refuse:
+            return False
         self.wanted[prop] = float(value)
         w, h = self.wanted[cv2.CAP_PROP_FRAME_WIDTH], self.wanted[cv2.CAP_PROP_FRAME_HEIGHT]
         fps = self.wanted[cv2.CAP_PROP_FPS]
@@ -108,7 +117,8 @@ class FakeVideoCapture:
         self.mode = min(self.device.modes, key=lambda m: (abs(m[0] * m[1] - w * h), abs(m[2] - fps), m[3] != fourcc))
         self.props.update({cv2.CAP_PROP_FRAME_WIDTH: float(self.mode[0]), cv2.CAP_PROP_FRAME_HEIGHT: float(self.mode[1]),
                            cv2.CAP_PROP_FPS: self.mode[2], cv2.CAP_PROP_FOURCC: float(cv2.VideoWriter_fourcc(*self.mode[3]))})
-        if prop in (cv2.CAP_PROP_AUTO_EXPOSURE, cv2.CAP_PROP_EXPOSURE):
+        if prop in (cv2.CAP_PROP_AUTO_EXPOSURE, cv2.CAP_PROP_EXPOSURE, cv2.CAP_PROP_GAIN, cv2.CAP_PROP_AUTO_WB,
+                    cv2.CAP_PROP_WB_TEMPERATURE):
             self.props[prop] = float(value)
         return True
 
@@ -169,6 +179,11 @@ class FakeVideoCapture:
 
     def retrieve(self):
         w, h = self.mode[0], self.mode[1]
+        if self.device.image is not None:
+            if self.device.image.shape[:2] != (h, w):
+                raise RuntimeError(f"fake image is {self.device.image.shape[1]}x{self.device.image.shape[0]}, "
+                                   f"the mode {w}x{h}")
+            return True, self.device.image.copy()
         image = np.zeros((h, w, 3), np.uint8)
         image[0, 0, 0] = self.device.frames % 256
         return True, image

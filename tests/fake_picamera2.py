@@ -13,7 +13,8 @@ exposure, so a source that does not flush sees stale settings.
 
 Test knobs (class attributes, reset per test by the fixture): ``cameras`` (how many exist),
 ``drop_after`` {sensor frame k: n frames skipped after it}, ``die_after`` (captures before the
-camera stalls), ``instances``.
+camera stalls), ``instances``, ``image`` (a BGR picture every frame shows instead of black; its size must be
+the configured one). While the automatic exposure runs, frames report ``AUTO_EXPOSURE_US`` and ``AUTO_GAIN``.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ IMX708_MODES = [
 ]
 AUTO_EXPOSURE_US = 33000
 AUTO_GAINS = (1.91, 1.63)
+AUTO_GAIN = 2.5  # the analogue gain the automatic exposure settles on
 
 
 class Job:
@@ -70,6 +72,7 @@ class Picamera2:
     drop_after: dict[int, int] = {}
     die_after: int | None = None
     instances: list["Picamera2"] = []
+    image: np.ndarray | None = None
 
     def __init__(self, camera_num=0):
         if camera_num >= type(self).cameras:
@@ -180,10 +183,17 @@ class Picamera2:
         gains = AUTO_GAINS if stale or self.controls.get("AwbEnable", True) else tuple(self.controls["ColourGains"])
         w, h = self.config["main"]["size"]
         depth = 3 if self.config["main"]["format"] in ("RGB888", "BGR888") else 4
-        image = np.zeros((h, w, depth), np.uint8)
-        image[0, 0, 0] = k % 256
+        auto = stale or self.controls.get("AeEnable", True)
+        if type(self).image is not None:
+            shown = type(self).image
+            if shown.shape[:2] != (h, w):
+                raise RuntimeError(f"fake image is {shown.shape[1]}x{shown.shape[0]}, the stream {w}x{h}")
+            image = np.dstack([shown, np.full((h, w), 255, np.uint8)]) if depth == 4 else shown.copy()
+        else:
+            image = np.zeros((h, w, depth), np.uint8)
+            image[0, 0, 0] = k % 256
         metadata = {"SensorTimestamp": ts, "FrameDuration": self.duration_ns // 1000, "ExposureTime": exposure,
-                    "AnalogueGain": self.controls.get("AnalogueGain", 1.0), "DigitalGain": 1.0,
+                    "AnalogueGain": AUTO_GAIN if auto else self.controls.get("AnalogueGain", 1.0), "DigitalGain": 1.0,
                     "ColourGains": gains, "SensorBlackLevels": (4096, 4096, 4096, 4096), "Lux": 400.0,
                     "ColourTemperature": 4500}
         self.captures += 1
@@ -202,6 +212,7 @@ class Picamera2:
 def install(monkeypatch):
     """Put this fake in place of the picamera2 package for one test; returns the fake class."""
     Picamera2.cameras, Picamera2.drop_after, Picamera2.die_after, Picamera2.instances = 1, {}, None, []
+    Picamera2.image = None
     module = types.ModuleType("picamera2")
     module.Picamera2 = Picamera2
     monkeypatch.setitem(__import__("sys").modules, "picamera2", module)

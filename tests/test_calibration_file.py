@@ -112,7 +112,7 @@ def test_calibrate_command_writes_file_and_preview(tmp_path, image, capsys):
 
 
 @pytest.mark.parametrize("source, message", [
-    ("0", "camera sources ('0') are not supported by calibrate yet"),
+    ("0", "a webcam is named usb:N (usb:0 for /dev/video0)"),
     ("missing.png", "does not exist"),
     ("blank.png", "found 0 of the board's markers"),
     ("notes.txt", "no frames could be read"),

@@ -37,7 +37,7 @@ def test_rulings_one_per_line(tmp_path):
 def test_json_array_input_pretty_and_state(tmp_path):
     proc = run(tmp_path, json.dumps(GOOD), "--game", "novuss", "--pretty", name="shots.json")
     assert proc.returncode == 0 and proc.stdout.startswith("{\n  \"shot\": 1")
-    proc = run(tmp_path, json.dumps(GOOD), "--game", "novuss", "--state", name="shots.json")
+    proc = run(tmp_path, json.dumps(GOOD), "--game", "novuss", "--print-state", name="shots.json")
     state = json.loads(proc.stdout)
     assert state["to_move"] == "B" and state["positions"]["A4"] == [-16.0, 484.0] and state["pocketed"] == []
 
