@@ -44,7 +44,7 @@ class LightNorm:
         self.noise_k, self.noise_add, self.noise_rate = float(noise_k), float(noise_add), float(noise_rate)
         self.min_gain_change, self.step = float(min_gain_change), int(step)
         # an edge: a Sobel gradient of the empty board's grey over ``edge_gradient``; its threshold at most
-        # ``edge_cap`` times the cap (a piece over an edge still differs by more)
+        # ``edge_cap`` times the cap (a piece over an edge still differs by more); ``edge_gradient`` 0: no edge floor
         self.edge_gradient, self.edge_cap = float(edge_gradient), float(edge_cap)
         self.noise: float | None = None  # median difference of the board (grey levels), followed over frames
         self.edge_noise: float | None = None  # the same on the empty board's edges alone
@@ -88,7 +88,7 @@ class LightNorm:
         total = hist.sum()
         if total > 0:
             median = float(np.searchsorted(np.cumsum(hist), 0.5 * total))
-            self.noise = median if self.noise is None else self.noise + self.noise_rate * (median - self.noise)
+            self.noise = self._follow(self.noise, median)
         floor = min(self.noise_k * (self.noise or 0.0) + self.noise_add, self.cap)
         # one table over the 256 grey levels of the board's brightest channel, applied with cv2.LUT
         table = np.clip(np.arange(256, dtype=np.float32) * np.float32(self.fraction), floor, self.cap).astype(np.uint8)
@@ -96,12 +96,15 @@ class LightNorm:
         out = cv2.LUT(cv2.max(cv2.max(b, g), r), table)
         edges, near = self._edge_map(empty, inside) if self.edge_gradient > 0 else (None, None)
         if edges is not None:
-            median = float(np.median(strength[edges]))
-            self.edge_noise = median if self.edge_noise is None else self.edge_noise + self.noise_rate * (median - self.edge_noise)
+            self.edge_noise = self._follow(self.edge_noise, float(np.median(strength[edges])))
             edge_floor = min(self.noise_k * self.edge_noise + self.noise_add, self.edge_cap * self.cap)
             if edge_floor > floor:
                 np.maximum(out, np.uint8(edge_floor), out=out, where=near)
         return out
+
+    def _follow(self, level: float | None, median: float) -> float:
+        """A noise level followed over frames (the first frame's median, then ``noise_rate`` of each change)."""
+        return median if level is None else level + self.noise_rate * (median - level)
 
     def _edge_map(self, empty: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         """(the empty board's edge pixels on the board, the same grown by one pixel) or (None, None) when
