@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench.vision_clips import in_view, match_events, on_surface, oracle_detections, restamp, same_player_names  # noqa: E402
 from calibration import default_profile  # noqa: E402
 from judge.referee import Referee  # noqa: E402
+from judge.setup import assembler_for  # noqa: E402
 from rules import GAMES, engine_for  # noqa: E402
 from rules.record import parse_record  # noqa: E402
 from vision.board import Surface  # noqa: E402
@@ -91,16 +92,17 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     rng = np.random.default_rng(seed * 7919 + int(fps))
     phase = rng.uniform(0.0, 1.0 / fps) if phase_s is None else phase_s
     t_start = clip.t_start_s + phase
-    pipe = Pipeline(profile)
-    referee = Referee(engine_for(profile.game, profile.geometry))
-    f0 = clip.states_at(t_start, 0)
-    pipe.start(hints_for({p.id: (p.x_mm, p.y_mm) for p in f0.pieces
-                          if p.visible and p.z_mm > -20 and in_view(profile, p.x_mm, p.y_mm)}), 0, f0.t_s)
     renderer = det = None
     if detector == "classical":
         renderer, det = _classical(profile, clip, fps, seed, settings, renderer_factory)
     elif detector == "learned":
         renderer, det = _learned(profile, clip, fps, seed, refine)
+    # as the judge builds it (judge.setup): the events solved with the detector's own position error
+    pipe = Pipeline(profile) if det is None else Pipeline(profile, assembler=assembler_for(profile, det))
+    referee = Referee(engine_for(profile.game, profile.geometry))
+    f0 = clip.states_at(t_start, 0)
+    pipe.start(hints_for({p.id: (p.x_mm, p.y_mm) for p in f0.pieces
+                          if p.visible and p.z_mm > -20 and in_view(profile, p.x_mm, p.y_mm)}), 0, f0.t_s)
     truths = [sh.record for sh in ep.shots]
     rulings = [sh.ruling for sh in ep.shots]
     n = int((clip.t_end_s - t_start) * fps) + 1 + int(1.0 * fps)

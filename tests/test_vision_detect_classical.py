@@ -209,6 +209,50 @@ def test_a_marble_at_the_far_end_of_its_players_colour_family_is_named_though_th
     assert det._classify(saturated[None, :]) == [None]
 
 
+def test_a_marble_far_from_its_familys_median_is_named_by_its_own_colour_measured_on_the_layout():
+    """Strata 'compressed-2mbit', pit-entry: A2, a blue marble among A's pale ones, was measured where the
+    layout put it, but the class kept only the family's median; the webcam codec then moved A2's colour 0.09
+    further and it was never seen again (164 of 164 frames). Each marble measured on the layout stays a
+    member of its class."""
+    profile = default_profile("cvrnkana")
+    clip = CVRNKANA["pit-entry"][0](profile, 1).clip()
+    _, det = setup(profile, clip, 60.0, 1, "straight", colours="appearance")
+    cls = ("marble", "A")
+    pale = det.prototypes[cls].copy()
+    blue = pale + np.array([0.15, -0.06, -0.09, 0.0])
+    det.colours.learn({cls: [pale, pale, pale, blue]})
+    assert np.allclose(det.prototypes[cls], pale)  # the median: the pale ones
+    drifted = blue + np.array([0.05, 0.0, -0.05, -0.06])
+    assert det._classify(drifted[None, :]) == [cls]
+    det.colours.members.clear()  # the family's colour alone no longer reaches it
+    assert det._classify(drifted[None, :]) == [None]
+    det.colours.learn({cls: [pale]})  # measured again: the members are this layout's marbles only
+    assert det.colours.members[cls].shape == (1, 4)
+
+
+def test_a_blob_inside_the_pit_is_no_hand_though_its_coarse_outline_overreaches_the_rim_by_a_pixel():
+    """Strata 'tilt-10', hand-nudge: the pit's wall, seen at a tilt, made a blob whose hull of coarse pixels
+    reached 0.6 mm past the rim; taken for a hand, it hid the rim from A1 rolling in (no pit call, A1 'still
+    in place' and the flick called a touch, silently). One coarse pixel of slack; a hand reaching in from
+    outside crosses the rim by far more."""
+    from vision.types import Detection
+
+    profile = default_profile("cvrnkana")
+    clip = CVRNKANA["pit-entry"][0](profile, 1).clip()
+    _, det = setup(profile, clip, 60.0, 1, "straight", colours="appearance")
+    r = det.surface.pit_radius_mm
+    cpx = math.sqrt(det._mm2_per_cpx)
+
+    def blob(reach_mm):
+        ring = [((r + reach_mm) * math.cos(a), (r + reach_mm) * math.sin(a) * 0.3) for a in np.linspace(0, 2 * math.pi, 12)]
+        return Detection("hand", (0.0, 0.0), r, None, 1.0, None, 0, 0.0, outline_mm=tuple(ring))
+
+    assert det._in_pit(blob(-5.0))
+    assert det._in_pit(blob(0.9 * cpx))
+    assert not det._in_pit(blob(1.1 * cpx))
+    assert not det._in_pit(blob(40.0))
+
+
 def test_a_long_occluder_is_the_cue_in_novuss_and_an_arm_in_cvrnkana(novuss_touching):
     """Cvrnkaná has no cue: an arm reaching in is long and thin too, and a marble hidden under it is under
     the hand (which may have flicked it), not under a cue."""

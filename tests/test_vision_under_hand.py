@@ -248,3 +248,33 @@ def test_a_marble_rolling_over_the_pit_and_out_the_far_side_is_the_same_marble_n
             assert kinds == [("touch", "A5")] and rec["after"]["A5"] == pytest.approx(a5(roll), abs=1.0)
         else:  # it did go in: nothing came out the far side
             assert kinds == [("touch", "A5"), ("pit", "A5")] and "A5" not in rec["after"]
+
+
+def test_a_contact_solved_while_one_marble_was_under_the_hand_is_put_to_the_referee():
+    """Strata 'compressed-2mbit', hand-nudge: A1 lay under the flicking hand for 417 ms, and the lines of A1
+    and B1 run back into those frames met: a contact A1-B1 was called instead of the hand's touch on A1, and
+    the flick became 'any touch counts as a flick' (7d), silently. A contact timed where one of its marbles
+    was out of sight under a hand is the referee's to confirm; one seen on both sides is not."""
+    import numpy as np
+
+    from vision.events import Motion
+    from vision.shot import ShotAssembler
+    from rules.record import Event, Kind
+    from vision.types import Track, TrackState
+
+    def motion(piece, hidden):
+        ts = [k / FPS for k in range(60)]
+        states = tuple(TrackState(piece, k, t, (0.0, 0.0), observed=not (hidden and 27 <= k < 52),
+                                  occluded="hand" if hidden and 27 <= k < 52 else None) for k, t in enumerate(ts))
+        seen = [s for s in states if s.observed]
+        track = Track(piece, "marble", piece[0], 7.0, states)
+        return Motion(track, np.array([s.t_s for s in seen]), np.zeros((len(seen), 2)), [])
+
+    contact = Event(0.80, Kind.CONTACT, a="A1", b="B1", t_err=0.02)
+    hidden = ShotAssembler._hidden_contact_review([contact], {"A1": motion("A1", True), "B1": motion("B1", False)})
+    assert [(r["code"], r["piece"], r["t"]) for r in hidden] == [("contact_unseen", "A1", 0.8)]
+    assert hidden[0]["reason"] == ("met B1 while under the hand, unseen for 433 ms: struck by it or set off by the hand, "
+                                   "the camera cannot tell")
+    assert ShotAssembler._hidden_contact_review([contact], {"A1": motion("A1", False), "B1": motion("B1", False)}) == []
+    early = Event(0.30, Kind.CONTACT, a="A1", b="B1", t_err=0.02)  # before the hand came: both seen
+    assert ShotAssembler._hidden_contact_review([early], {"A1": motion("A1", True), "B1": motion("B1", False)}) == []

@@ -60,13 +60,21 @@ class ColourModel:
         self.tolerance: dict[Class, float] = {}  # colour distance accepted per class
         self.colour_source: dict[Class, str] = {}  # "appearance", "layout", "put down" or "online"
         # a player's marbles differ among themselves, so the one prototype that follows the marbles lately
-        # in view drifts to one end of the family: the family's own colour (appearance or layout) stays too
+        # in view drifts to one end of the family: the family's own colour (appearance or layout) stays too,
+        # and so does each marble's own, measured where a known layout put it (``members``): a blue marble
+        # in a family of pale ones is far from their median, and a webcam codec moves it further
         self.anchors: dict[Class, np.ndarray] = {}
+        self.members: dict[Class, np.ndarray] = {}
+        self.member_tolerance = 2.0  # x colour_tolerance around each member (a codec moves one by ~0.12)
         self._confident: dict[Class, int] = {}  # confident detections seen per class
 
-    def _anchor(self, cls) -> None:
+    def _anchor(self, cls, measured: list | None = None) -> None:
         if cls[0] == "marble":
             self.anchors[cls] = self.prototypes[cls].copy()
+            if measured:
+                self.members[cls] = np.stack([np.asarray(c, float) for c in measured])
+            else:
+                self.members.pop(cls, None)
 
     def learned_tolerance(self, cls) -> float:
         # marbles of one player differ among themselves (one colour family, each its own swirl): wider
@@ -105,7 +113,7 @@ class ColourModel:
             self.prototypes[k] = proto
             self.tolerance[k] = max(self.learned_tolerance(k), 3.0 * float(np.median(distance(np.stack(v), proto))))
             self.colour_source[k] = "layout"
-            self._anchor(k)
+            self._anchor(k, v)
         return kept
 
     def put_down(self, cls: Class, colour: np.ndarray) -> None:
@@ -116,7 +124,7 @@ class ColourModel:
         self._confident.pop(cls, None)
 
     def classify(self, colours: np.ndarray, confident: list | None = None) -> list[Class | None]:
-        """Nearest class prototype (for marbles the nearer of the followed and the family's colour) within that
+        """Nearest class prototype (for marbles the nearest of the followed, the family's and each marble's own colour) within that
         class's tolerance, and clearly nearer than the next class;
         ``confident`` (if given) gets per colour whether the match is close enough to learn from."""
         classes = list(self.prototypes)
@@ -129,6 +137,10 @@ class ColourModel:
         for k, c in enumerate(classes):
             if c in self.anchors:
                 d[:, k] = np.minimum(d[:, k], distance(colours, self.anchors[c]))
+            if c in self.members:  # one marble's own colour: a narrower ball than the family's, scaled to it
+                own = distance(colours[:, None, :], self.members[c][None]).min(axis=1)
+                tol_c = self.tolerance.get(c, self.learned_tolerance(c))
+                d[:, k] = np.minimum(d[:, k], own * tol_c / (self.member_tolerance * self.colour_tolerance))
         best = np.argmin(d, axis=1)
         tol = [self.tolerance.get(classes[b], self.learned_tolerance(classes[b])) for b in best]
         second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)

@@ -632,9 +632,14 @@ class ClassicalDetector:
         return out
 
     def _in_pit(self, occ: Detection) -> bool:
-        """A blob wholly inside the pit is the marbles down there (out of play; a hand reaching in would
-        cross the rim): reported as a hand, it hid the rim from the marbles rolling in."""
-        return all(self.surface.in_pit(xy) for xy in occ.outline_mm) if self.surface.pit_radius_mm > 0 else False
+        """A blob wholly inside the pit is the marbles or the pit's own wall down there (out of play; a hand
+        reaching in would cross the rim): reported as a hand, it hid the rim from the marbles rolling in. The
+        outline is the hull of coarse pixels, so it may overreach the rim by one of them (a tilted camera sees
+        the wall up to the rim itself)."""
+        if self.surface.pit_radius_mm <= 0:
+            return False
+        slack_mm = math.sqrt(self._mm2_per_cpx)
+        return all(self.surface.in_pit(xy, slack_mm) for xy in occ.outline_mm)
 
     def _occluder(self, blob: np.ndarray, x: int, y: int, frame: int, t_s: float) -> Detection:
         cnts, _ = cv2.findContours(blob.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -115,7 +115,8 @@ class ShotAssembler:
                            "reason": "went under the hand and was not seen again: taken to be in the pit"}
                        for p, m in motions.items() if p in gone and m.track.pit_unseen})
         review = ([unseen[p] for p in sorted(unseen)] + self._unexplained_review(events, motions)
-                  + self._gap_review(unexplained, window) + self._corner_review(events, motions))
+                  + self._gap_review(unexplained, window) + self._corner_review(events, motions)
+                  + self._hidden_contact_review(events, motions))
         if review:
             meta["review"] = review
         shot = Shot(self.game, t0, t1, _rounded(before), _rounded(after), tuple(_in_shot(e, t0, t1) for e in events),
@@ -158,6 +159,35 @@ class ShotAssembler:
             out.append({"code": "frames_missing", "piece": e.piece or "+".join(e.pieces()), "t": round(e.t, 6),
                         "reason": f"set off while frames were missing ({(gap[1] - gap[0]) * 1000:.0f} ms): "
                                   "what set it off was not seen"})
+        return out
+
+    @staticmethod
+    def _hidden_contact_review(events: list[Event], motions: Mapping[str, Motion], frames: float = 2.5) -> list[dict]:
+        """A contact solved for an instant at which one of its pieces was under the hand or the cue (unseen for
+        over ``frames`` frame intervals around it): the meeting is the lines run back into the dark, and the
+        hand that hid the piece may as well have set it off (Cvrnkaná: a touch counts as the flick, 7d, where a
+        contact makes it the struck marble), so the referee is asked."""
+        out = []
+        for e in events:
+            if e.kind != Kind.CONTACT:
+                continue
+            for p in e.pieces():
+                m = motions.get(p)
+                if m is None or len(m.t) < 2:
+                    continue
+                i = int(np.searchsorted(m.t, e.t))
+                if not 0 < i < len(m.t) or m.t[i] - m.t[i - 1] <= frames * _frame_dt(m):
+                    continue
+                a, b = float(m.t[i - 1]), float(m.t[i])
+                under = next((st.occluded for st in m.track.states
+                              if not st.observed and st.occluded and a < st.t_s < b), None)
+                if under is None:
+                    continue
+                other = next((q for q in e.pieces() if q != p), "the cushion")
+                out.append({"code": "contact_unseen", "piece": p, "t": round(e.t, 6),
+                            "reason": f"met {other} while under the {under}, unseen for {(b - a) * 1000:.0f} ms: "
+                                      f"struck by it or set off by the {under}, the camera cannot tell"})
+                break
         return out
 
     def _corner_review(self, events: list[Event], motions: Mapping[str, Motion], ahead_s: float = 0.25,
