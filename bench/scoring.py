@@ -351,7 +351,7 @@ def _classical(profile, clip, fps, seed, settings=None, renderer_factory=None):
     renderer, det = setup(profile, clip, fps, seed, colours="appearance", settings=settings,
                           renderer_factory=renderer_factory)
     f0 = clip.frame(0, fps)
-    det.expect({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible})
+    det.expect({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible and p.z_mm > -20})  # on the field, as the judge
     return renderer, det
 
 

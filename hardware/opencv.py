@@ -121,6 +121,20 @@ class UsbCameraSource(FrameSource):
             self._note_clock()
         return Captured(image, t_s, {"clock": clock.name})
 
+    def get_control(self, prop: int) -> float:
+        """The value the driver reports for an OpenCV ``CAP_PROP_*`` control of the open webcam (OpenCV
+        gives 0 or -1 for a control the driver lacks: the caller decides what a value means)."""
+        return float(self._open_capture().get(prop))
+
+    def set_control(self, prop: int, value: float) -> bool:
+        """Ask the driver to set an OpenCV ``CAP_PROP_*`` control; False when it refuses (as OpenCV says)."""
+        return bool(self._open_capture().set(prop, float(value)))
+
+    def _open_capture(self):
+        if self._cap is None:
+            raise SourceError(f"{self.name}: the webcam is not open")
+        return self._cap
+
     def _note_clock(self) -> None:
         clock = self._clock
         self.info["clock"] = clock.name

@@ -177,6 +177,30 @@ class PicameraSource(FrameSource):
         finally:
             request.release()
 
+    # ----- controls, for set-up and doctor (public: judge/ never reaches for the camera itself) ------
+    def sensor_modes(self) -> list[dict[str, Any]]:
+        """The sensor's modes as picamera2 lists them (copies), read off the open camera: ``info``
+        names only the one this source chose."""
+        return [dict(m) for m in self._open_camera().sensor_modes]
+
+    def control_limits(self) -> dict[str, tuple]:
+        """Each control the camera takes, with its (min, max, default): picamera2's ``camera_controls``.
+        A control not in it is one the camera does not have."""
+        return dict(self._open_camera().camera_controls)
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        """Hand ``controls`` to the camera (libcamera applies them a few frames later: read frames
+        until their metadata shows them). A control the camera rejects is a SourceError."""
+        try:
+            self._open_camera().set_controls(dict(controls))
+        except (RuntimeError, KeyError, ValueError, TypeError) as exc:
+            raise SourceError(f"{self.name}: the camera refused the controls {sorted(controls)}: {exc}") from None
+
+    def _open_camera(self):
+        if self._cam is None:
+            raise SourceError(f"{self.name}: the camera is not open")
+        return self._cam
+
     # ----- frames --------------------------------------------------------------------------------
     def _capture(self) -> Captured:
         request = self._next_request(flush=None, keep=True)

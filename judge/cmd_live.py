@@ -2,18 +2,22 @@
 
 Calls are printed as they are made and pushed to the spectators' page; every shot, ruling and
 referee action is in the journal before it is announced, and starting again with the same
-journal resumes the match where it stopped.
+journal resumes the match where it stopped. ``--games N`` sets the match's length (kept in the
+journal): after the N-th game the match is over and a further shot is refused; the match score
+(Cvrnkaná: games won, marbles, clause 8 points) is printed after each game and at the end.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
+import time
 from pathlib import Path
 
 from .cmd_replay import add_detector_args, vision_options
 from .errors import UserError
-from .options import count, frame_rate, port
+from .options import add_games_arg, count, frame_rate, match_games, port
 from .setup import check_calibration, make_vision, read_background
 from .start_state import add_start_args
 
@@ -32,6 +36,7 @@ def register(subparsers) -> None:
     add_detector_args(p)
     add_start_args(p)
     p.add_argument("--ruleset", help="rule variant (default: the game's, e.g. novuss-seed)")
+    add_games_arg(p)
     p.add_argument("--journal", default=None, help="match journal (SQLite; default: match-<game>.sqlite); "
                                                    "an existing one is resumed")
     p.add_argument("--clips", default="clips", help="folder for the per-shot clips (default: clips)")
@@ -47,7 +52,28 @@ def register(subparsers) -> None:
     p.add_argument("--overlay-port", type=port, default=8080)
     p.add_argument("--no-overlay", action="store_true", help="no spectators' page")
     p.add_argument("--token", default=None, help="referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, printed once)")
+    p.add_argument("--confirm-timeout", type=_seconds, default=None, metavar="S",
+                   help="--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed the "
+                        "start state within S seconds (default: wait as long as it takes)")
     p.set_defaults(func=run)
+
+
+#: how often live reminds that it is waiting for the referee's start state
+REMIND_S = 60.0
+
+
+class StartNotConfirmed(UserError):
+    """The referee did not confirm the proposed start within ``--confirm-timeout``."""
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -82,17 +108,12 @@ def run(args) -> int:
     from .live import ConsoleAnnouncer, run_live, source_key
     from .match import Match
 
+    games = match_games(args.game, args.games)
+    if args.confirm_timeout is not None and not args.start_from_board:
+        raise UserError("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's "
+                        "proposal: give --start-from-board, or drop --confirm-timeout")
     console = Console(highlight=False, stderr=False)
-    camera = {}
-    if args.exposure_us is not None:
-        camera["exposure_us"] = args.exposure_us
-    if args.colour_gains is not None:
-        camera["colour_gains"] = args.colour_gains
-    from .setup_camera import settings_for_live  # a camera locked by `shotjudge setup` is opened as it was
-
-    opening, recorded = settings_for_live(args.calibration, args.source, args.fps, args.size, camera)
-    if recorded:
-        console.print(recorded, soft_wrap=True)
+    opening = _opening(args, console)
     source = open_source(args.source, max_reconnects=args.max_reconnects,
                          on_event=lambda kind, message: console.print(f"[yellow]{message}[/]"), **opening)
     journal_path = Path(args.journal or f"match-{args.game}.sqlite")
@@ -105,7 +126,8 @@ def run(args) -> int:
         engine = rules.engine_for(args.ruleset or args.game, cal.profile.geometry, args.game)
         match_info = {"game": args.game, "ruleset": engine.name, "profile": cal.profile.name,
                       "calibration": str(Path(args.calibration).resolve()), "source": source.name,
-                      "lang": args.lang, "options": engine.options()}
+                      "lang": args.lang, "options": engine.options(),
+                      "games": games}  # None: open; a resumed journal of another length is refused
         if args.state is not None:  # the first game starts here (a resumed journal keeps the start it has)
             from .replay import load_state
 
@@ -126,12 +148,12 @@ def run(args) -> int:
             if not args.no_clips:
                 from .recorder import ShotRecorder
                 recorder = ShotRecorder(args.clips, source.fps)
-            if gate is not None:
-                _wait_for_start(gate, server, console)
-            if source.live:  # reopened now: frames queued while setting up would come in one burst, stamped
-                source.close()  # on arrival nearly together, and squash the time of a shot under way
-                source.open()
             try:
+                if gate is not None:
+                    _wait_for_start(gate, server, console, args.confirm_timeout)
+                if source.live:  # reopened now: frames queued while setting up would come in one burst, stamped
+                    source.close()  # on arrival nearly together, and squash the time of a shot under way
+                    source.open()
                 result = run_live(source, vision, match, queue_size=args.queue, recorder=recorder, hub=hub,
                                   resume_after=resume_after)
             finally:
@@ -139,9 +161,41 @@ def run(args) -> int:
                     recorder.close()
                 if server is not None:
                     server.stop()
+        except (StartNotConfirmed, KeyboardInterrupt) as exc:
+            # nothing was judged: a journal kept would be resumed from the opening, not from this board
+            kept = gate is None or not gate.pending or any(e["kind"] != "match" for e in journal.entries())
+            journal.close()
+            if not kept:
+                _discard_journal(journal_path)
+            if isinstance(exc, StartNotConfirmed):
+                raise StartNotConfirmed(f"{exc}; nothing judged, {journal_path} "
+                                        f"{'kept' if kept else 'not kept'}") from None
+            raise
         finally:
             journal.close()
     return _summary(console, result, match, journal_path, recorder)
+
+
+def _opening(args, console) -> dict:
+    """How the source is opened: the flags' camera settings, else those `shotjudge setup` locked and recorded in
+    the calibration (the camera is opened as it was set up)."""
+    from .setup_camera import settings_for_live
+
+    camera = {}
+    if args.exposure_us is not None:
+        camera["exposure_us"] = args.exposure_us
+    if args.colour_gains is not None:
+        camera["colour_gains"] = args.colour_gains
+    opening, recorded = settings_for_live(args.calibration, args.source, args.fps, args.size, camera)
+    if recorded:
+        console.print(recorded, soft_wrap=True)
+    return opening
+
+
+def _discard_journal(path: Path) -> None:
+    """Remove a journal this run made and never used (its SQLite side files too)."""
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        p.unlink(missing_ok=True)
 
 
 def _say_resumed(console, match, journal_path, resume_after: int) -> None:
@@ -161,6 +215,9 @@ def _summary(console, result, match, journal_path, recorder) -> int:
                   f"{result.skipped} duplicate(s) already in the journal, "
                   f"{sum(g.count for g in result.gaps)} frame(s) lost in {len(result.gaps)} gap(s); journal {journal_path}",
                   soft_wrap=True)
+    from .score_text import score_line
+
+    console.print(score_line(match.score()), markup=False, soft_wrap=True)
     if recorder is not None:
         for error in recorder.errors:
             console.print(f"[red]clip not saved: {error}[/]")
@@ -201,13 +258,30 @@ def _board_start(args, engine, cal, background, source, journal_path, match_info
     return StartGate(engine, doc, text)
 
 
-def _wait_for_start(gate, server, console) -> None:
-    """Live waits until the referee confirms or corrects the proposed start on the overlay page."""
-    console.print(f"waiting for the referee to confirm the start state: POST {server.url}api/referee/start-state "
-                  "with the referee token, body {\"state\": null} to take the proposal or {\"state\": {...}} to "
-                  "correct it (or start again with --confirm)", markup=False, soft_wrap=True)
-    while not gate.wait(0.5):
-        pass
+def _wait_for_start(gate, server, console, timeout_s: float | None = None, clock=time.monotonic,
+                    remind_s: float = REMIND_S) -> None:
+    """Live waits until the referee confirms or corrects the proposed start on the overlay page: never in
+    silence (a line every ``remind_s``), and no longer than ``timeout_s`` (``StartNotConfirmed``)."""
+    console.print(f"waiting for the referee to confirm the start state: on the overlay page {server.url} (referee "
+                  f"mode), or POST {server.url}api/referee/start-state with the referee token, body "
+                  "{\"state\": null} to take the proposal or {\"state\": {...}} to correct it (or start again with "
+                  "--confirm)", markup=False, soft_wrap=True)
+    start_s = clock()
+    reminders = 0
+    while True:
+        waited_s = clock() - start_s
+        if timeout_s is not None and waited_s >= timeout_s:
+            raise StartNotConfirmed(f"the referee did not confirm the start state within {timeout_s:g} s "
+                                    f"(--confirm-timeout {timeout_s:g})")
+        if waited_s >= (reminders + 1) * remind_s:
+            reminders = int(waited_s // remind_s)
+            console.print(f"still waiting for the referee to confirm the start state ({reminders * remind_s / 60:g} "
+                          f"min)...", markup=False)
+        step_s = min(0.5, (reminders + 1) * remind_s - waited_s)
+        if timeout_s is not None:
+            step_s = min(step_s, timeout_s - waited_s)
+        if gate.wait(max(step_s, 0.0)):
+            break
     console.print("start state confirmed by the referee")
 
 

@@ -1,6 +1,9 @@
 """``shotjudge referee``: shot records in, one ruling per line out (or the final state, ``--print-state``).
 
-``--state FILE`` is a start state, as everywhere (``replay``, ``live``): the records are judged from it."""
+``--state FILE`` is a start state, as everywhere (``replay``, ``live``): the records are judged from it.
+``--games N``: the records are of a match of N games: a record after a game ended opens the next one (as
+``live`` and ``replay`` do), and one after the N-th game is refused; without it they are of one game.
+``shotjudge match`` rules on a whole match's records and prints its score."""
 from __future__ import annotations
 
 import json
@@ -8,8 +11,9 @@ import sys
 from pathlib import Path
 
 from judge.errors import UserError
+from judge.options import add_games_arg, match_games
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "read_records", "initial_state"]
 
 
 def register(sub) -> None:
@@ -29,6 +33,7 @@ def register(sub) -> None:
     p.add_argument("--state", metavar="FILE", help="start state: judge the records from this game state (JSON, as for "
                                                     "replay and live); default: the opening (--first, --toss-winner)")
     p.add_argument("--print-state", action="store_true", help="print the final game state instead of the rulings")
+    add_games_arg(p, "the records are of one game (a record after it ends is refused)")
     p.set_defaults(func=run)
 
 
@@ -42,7 +47,9 @@ def initial_state(engine, args):
     return engine.initial(toss_winner=args.toss_winner, game_number=args.game_number)
 
 
-def run(args) -> int:
+def read_records(args):
+    """``(engine, records, source)``: the ruleset of ``--game`` (``--ruleset``, ``--profile``) and the shot
+    records of ``args.shots`` (a file, or '-': standard input), read whole; ``source`` names them in errors."""
     from calibration import profile_for
     from rules import engine_for, load_records
 
@@ -61,20 +68,31 @@ def run(args) -> int:
     engine = engine_for(args.ruleset or args.game, profile.geometry, args.game)
     if engine.game != args.game:
         raise UserError(f"ruleset {args.ruleset!r} is for {engine.game}, not {args.game}")
-    records = load_records(text, source=source, game=args.game)
+    return engine, load_records(text, source=source, game=args.game), source
+
+
+def run(args) -> int:
+    games = match_games(args.game, args.games)
+    engine, records, source = read_records(args)
     if args.state is not None:
         from .replay import load_state
 
         state = load_state(engine, args.state)
     else:
         state = initial_state(engine, args)
-    lines = []
-    for i, record in enumerate(records, 1):
-        try:
-            state, ruling = engine.apply(state, record)
-        except ValueError as exc:
-            raise type(exc)(f"{source} record {i}: {exc}") from None
-        lines.append(ruling.to_dict(args.lang))
+    if games is not None:  # a match: the one referee step opens each next game
+        from .referee import Referee
+
+        played = Referee(engine, games).play(state, records, f"{source} record")
+        state, lines = played.state, [r.to_dict(args.lang) for r in played.rulings]
+    else:
+        lines = []
+        for i, record in enumerate(records, 1):
+            try:
+                state, ruling = engine.apply(state, record)
+            except ValueError as exc:
+                raise type(exc)(f"{source} record {i}: {exc}") from None
+            lines.append(ruling.to_dict(args.lang))
     indent = 2 if args.pretty else None
     out = [state.to_dict()] if args.print_state else lines
     # Everything was judged before anything is written: a bad record leaves no half output.

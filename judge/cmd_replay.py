@@ -8,6 +8,10 @@ them from the first frames at rest (what a camera cannot see, whose turn and the
 ``--turn`` and the other flags below, or ``--confirm`` to take the proposal as it is). The classical detector needs a picture
 of the empty board from the same camera (``--background``, as for ``shotjudge live``).
 
+``--games N`` is the match's length: after the N-th game ends the match is over and a further shot is not
+judged. The match score (per game the result, games won; Cvrnkaná: marbles and clause 8 points) is printed
+under the table of the calls and kept in the report (``match``).
+
 Outputs: a table of the calls; ``--report`` (JSON: rulings in the documented schema, per shot the
 record and the evidence frames, crops in ``<report>_files/``); ``--overlay`` (the video with tracks,
 zones, contacts and calls drawn); ``--shot N`` the dispute view of shot N slowed down ``--slow`` times.
@@ -23,7 +27,7 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
-from .options import frame_rate
+from .options import add_games_arg, frame_rate, match_games
 from .start_state import add_start_args
 
 __all__ = ["register", "run", "print_calls", "cut_message", "EXIT_PARTIAL"]
@@ -55,6 +59,7 @@ def register(subparsers) -> None:
     p.add_argument("--slow", type=int, default=8, help="dispute view: output frames per video frame (default 8)")
     p.add_argument("--dispute", help="dispute view file (default: shotNNN_dispute.mp4 in the current folder)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_games_arg(p)
     add_detector_args(p)
     add_start_args(p)
     p.set_defaults(func=run)
@@ -74,6 +79,7 @@ def run(args) -> int:
 
     if args.game not in GAMES:
         raise UserError(f"unknown game {args.game!r} (expected novuss or cvrnkana)")
+    games = match_games(args.game, args.games)
     if args.shot is not None and args.shot < 1:
         raise UserError(f"--shot must be 1 or more, got {args.shot}")
     if not 1 <= args.slow <= 64:
@@ -88,7 +94,8 @@ def run(args) -> int:
                              ruleset=args.ruleset, lang=args.lang, fps=args.fps, progress=bar.task("judging"),
                              vision_factory=None if args.detector == "classical" else
                              functools.partial(make_vision, **vision_options(args)),
-                             start_from_board=_board_start(args, err) if getattr(args, "start_from_board", False) else None)
+                             start_from_board=_board_start(args, err) if getattr(args, "start_from_board", False) else None,
+                             games=games)
         if result.error is not None and not result.frames:
             raise UserError(f"{result.error}; no frame could be read, nothing written")
         if args.shot is not None and not any(s.no == args.shot for s in result.shots):
@@ -106,6 +113,9 @@ def run(args) -> int:
         if args.shot is not None:
             frames = render_dispute(result, args.shot, args.slow, dispute, progress=bar.task(f"dispute view of shot {args.shot}"))
     print_calls(console, result)
+    from .score_text import score_line
+
+    console.print(score_line(result.match), markup=False, soft_wrap=True)
     for note in result.notes:
         err.print(f"[yellow]{note}[/]")
     speed = result.duration_s / result.seconds if result.seconds else float("inf")
@@ -139,6 +149,10 @@ def _board_start(args, err):
         if proposal.unsure and not args.confirm:
             raise UserError(f"--start-from-board: {len(proposal.unsure)} disc(s) could not be given to a player; "
                             "write the state yourself and pass it with --state, or --confirm to leave them out")
+        if proposal.unidentified and not args.confirm:
+            raise UserError(f"--start-from-board: {len(proposal.unidentified)} disc(s) of a piece's size match no "
+                            "player's colour; write the state yourself and pass it with --state, or --confirm to "
+                            "leave them out")
         if missing and not args.confirm:
             raise UserError(f"--start-from-board: the camera cannot see {', '.join(missing)}: give them, or "
                             "--confirm to take the proposal as it is")

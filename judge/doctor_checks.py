@@ -97,13 +97,14 @@ def _save(image, path: str, name: str) -> Check:
 
 
 def _picam_text(src) -> str:
-    """The Pi camera's sensor modes (picamera2's ``sensor_modes``, read off the open camera: the source
-    exposes only the mode it chose) and the settings it locked."""
-    cam = getattr(src, "_cam", None)
-    if cam is None or not hasattr(cam, "sensor_modes"):
+    """The Pi camera's sensor modes (``PicameraSource.sensor_modes``, read off the open camera: ``info``
+    names only the mode it chose) and the settings it locked; '' for any other source."""
+    from hardware.picam import PicameraSource
+
+    if not isinstance(src, PicameraSource):
         return ""
-    info = getattr(src, "info", {})
-    modes = ", ".join(f"{m['size'][0]}x{m['size'][1]}@{_fps(m['fps'])}" for m in cam.sensor_modes
+    info = src.info
+    modes = ", ".join(f"{m['size'][0]}x{m['size'][1]}@{_fps(m['fps'])}" for m in src.sensor_modes()
                       if "size" in m and "fps" in m)  # (a sensor that is not raw lists only its format)
     gains = info.get("colour_gains")
     locked = f"; exposure {info.get('exposure_us')} µs, gain {info.get('analogue_gain')}"

@@ -110,6 +110,7 @@ class Resume:
     entries: int
     games: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     start: Mapping[str, Any] | None = None  # the state the current game started from (None: the opening)
+    starts: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)  # the same for every game that has one
     consumed: Mapping[str, int] = field(default_factory=dict)
     pending: tuple[Pending, ...] = ()
     reviews: tuple[Review, ...] = ()
@@ -180,14 +181,18 @@ class Journal:
 
     # ----- writing (one transaction each) --------------------------------------------------------
     def start_match(self, match: Mapping[str, Any]) -> None:
-        """Store the match settings once; a journal of another match is refused."""
+        """Store the match settings once; a journal of another match (another game, or another number of
+        games: ``games``, given) is refused."""
         stored = self.match()
         if stored is None:
             self._append("match", 1, None, None, dict(match))
             return
-        for key in ("game",):
-            if key in match and stored.get(key) != match[key]:
-                raise JournalError(f"{self.path}: this journal is a {stored.get(key)} match, not {match[key]}")
+        if "game" in match and stored.get("game") != match["game"]:
+            raise JournalError(f"{self.path}: this journal is a {stored.get('game')} match, not {match['game']}")
+        if match.get("games") is not None and stored.get("games") != match["games"]:
+            length = f"of {stored['games']} games" if stored.get("games") else "with no set number of games"
+            raise JournalError(f"{self.path}: this journal is a match {length}, not {match['games']} (--games); "
+                               f"resume it without --games or start a new journal")
 
     def append_seen(self, game_no: int, record: Mapping[str, Any], position: Mapping[str, Any] | None) -> int:
         """Write a shot record ahead of judging it (its ``seq`` is what its ruling then refers to)."""
@@ -301,7 +306,8 @@ class Journal:
                                  (game_no,)).fetchone()[0]
         return Resume(match=match, game_no=game_no, records=effective.get(game_no, ()), shots=tuple(current),
                       next_shot_no=top + 1, last_state=current[-1].state if current else None, entries=count,
-                      games=effective, start=starts.get(game_no), consumed=consumed, pending=tuple(seen.values()),
+                      games=effective, start=starts.get(game_no), starts=starts, consumed=consumed,
+                      pending=tuple(seen.values()),
                       reviews=tuple(reviews.values()))
 
 

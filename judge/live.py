@@ -334,6 +334,11 @@ class ConsoleAnnouncer:
             if ruling.get("game_over"):
                 over = ruling["game_over"]
                 self.console.print(f"  [bold green]game over: {over['result']} {over.get('winner') or ''}[/]")
+                match = (event.get("state") or {}).get("match")
+                if match:
+                    from .score_text import score_line
+
+                    self.console.print(f"  [bold]{escape(score_line(match))}[/]")
         elif kind == "gap":
             self.console.print(f"[yellow]frames lost: {escape(event['text'])}[/]")
         elif kind in ("referee", "message", "unjudged"):

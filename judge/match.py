@@ -5,7 +5,10 @@ what survives a crash. Referee actions (undo, override, next game) are journal e
 the state after them is rebuilt by replaying the game's records through the pure rule engine.
 Methods are thread-safe: referee actions arrive from the web server's thread. ``revision`` counts
 the changes of the game state, so the judging thread can tell vision (``hints``) what changed.
-A shot played after a game ended opens the next game, journaled with the state it starts from.
+A shot played after a game ended opens the next game, journaled with the state it starts from, unless the
+match is over: the journal's ``match`` entry may give its length (``games``, ``live --games``), and once
+that many games are played a further shot is refused and no game is opened. The match score
+(``score()``) is refolded from the journal, so a resumed match has the same.
 """
 from __future__ import annotations
 
@@ -16,11 +19,13 @@ from typing import Any, Callable, Mapping
 
 from rules.game import game_class
 from rules.hints import Hints
+from rules.match import result_of
 from rules.record import RecordError, Shot, parse_record
 
 from .errors import UserError
 from .journal import Journal, Review, record_hash
 from .referee import Referee
+from .score_text import score_line
 
 __all__ = ["Match", "JudgedShot", "RefereeError"]
 
@@ -52,8 +57,9 @@ class Match:
 
     def __init__(self, engine, journal: Journal, *, lang: str = "en", listeners: list[Listener] | None = None):
         self.engine = engine
-        self.referee = Referee(engine)
         self.journal = journal
+        self.games: int | None = (journal.match() or {}).get("games")  # the match's length (None: open)
+        self.referee = Referee(engine, self.games)
         self.lang = lang
         self.game = engine.game
         self.listeners: list[Listener] = list(listeners or [])
@@ -75,27 +81,42 @@ class Match:
 
     def _load(self, resume) -> None:
         """The current game rebuilt from the journal: its start state, then its shots folded through the
-        same referee step (position tolerance included), so a restart reaches the same state."""
-        game_no = self.game_no = resume.game_no
-        shot_nos = [s.shot_no for s in resume.shots]
-        self.records = [parse_record(dict(r), f"journal game {game_no} shot {n}", self.game)
-                        for r, n in zip(resume.records, shot_nos)]
-        self.shot_nos = list(shot_nos)
-        start = resume.start or (resume.match.get("start") if game_no == 1 else None)  # live --state
-        state = self.engine.state_from_dict(start) if start else self.engine.initial()
-        self.rulings = []
-        ruling = None
-        for record in self.records:
-            step = self.referee.step(state, record, game_no)
-            if step.ruling is None:
-                raise RecordError(f"journal game {game_no}: a journaled shot is refused now: {step.error}")
-            state, ruling = step.state, step.ruling
-            self.rulings.append(ruling)
-        self.state = state
-        self.hints = self.engine.hints(state, ruling)
+        same referee step (position tolerance included), so a restart reaches the same state; the games
+        before it folded the same way for their results (a game the referee ended before it was over has
+        none)."""
+        self.game_no = resume.game_no
+        self.shot_nos = [s.shot_no for s in resume.shots]
+        self.state, self.records, self.rulings = self._fold(resume, self.game_no, resume.records, self.shot_nos)
+        self.hints = self.engine.hints(self.state, self.rulings[-1] if self.rulings else None)
+        self.finished = []
+        for game_no in range(1, self.game_no):
+            raws = resume.games.get(game_no, ())
+            state, _, _ = self._fold(resume, game_no, raws, range(1, len(raws) + 1))
+            if state.outcome is not None:
+                self.finished.append(result_of(state, game_no))
         self.consumed = dict(resume.consumed)
         self.reviews = {r.seq: r for r in resume.reviews}
         self.revision += 1
+
+    def _fold(self, resume, game_no: int, raws, shot_nos) -> tuple[Any, list[Shot], list[Any]]:
+        """Game ``game_no`` from its start state (``live --state`` for game 1, the journaled one of a game
+        opened or set later, else the opening) and its effective records: (state, records, rulings)."""
+        records = [parse_record(dict(r), f"journal game {game_no} shot {n}", self.game) for r, n in zip(raws, shot_nos)]
+        start = resume.starts.get(game_no) or (resume.match.get("start") if game_no == 1 else None)
+        state = self.engine.state_from_dict(start) if start else self.engine.initial()
+        rulings = []
+        for record in records:
+            step = self.referee.step(state, record, game_no)
+            if step.ruling is None:
+                raise RecordError(f"journal game {game_no}: a journaled shot is refused now: {step.error}")
+            state = step.state
+            rulings.append(step.ruling)
+        return state, records, rulings
+
+    def score(self) -> dict[str, Any]:
+        """The match score (``rules.match.match_score``): the games finished, the current one once over."""
+        with self._lock:
+            return self.referee.score(self.state, self.game_no, self.finished)
 
     # ----- shots ---------------------------------------------------------------------------------
     def judge(self, record: Shot, motions: Mapping[str, Any] | None = None,
@@ -141,12 +162,13 @@ class Match:
             if position and not position.get("live"):
                 name = str(position["source"])
                 self.consumed[name] = max(self.consumed.get(name, -1), int(position["end_index"]))
-            step = self.referee.step(self.state, record, self.game_no)
+            step = self.referee.step(self.state, record, self.game_no, self.finished)
             if refuse is not None:
                 step = replace(step, state=self.state, ruling=None, error=refuse, new_game=None, game_no=self.game_no,
                                hints=self.hints)
             if step.new_game is not None:  # the game had ended: this shot opens the next, from its start state
                 self.journal.append_action("next_game", self.game_no, {"by": "judge", "start": step.new_game.to_dict()})
+                self.finished.append(result_of(self.state, self.game_no))
                 self.game_no, self.records, self.rulings, self.shot_nos = step.game_no, [], [], []
                 self.state = step.new_game
             if step.ruling is None:
@@ -308,6 +330,9 @@ class Match:
 
     def next_game(self, by: str = "referee") -> dict:
         with self._lock:
+            score = self.score()
+            if score["over"]:
+                raise RefereeError(f"{score_line(score)}. No further game is opened")
             start = self.engine.next_game(self.state, None, self.game_no + 1)
             self.journal.append_action("next_game", self.game_no, {"by": by, "start": start.to_dict()})
             self._reload()
@@ -330,7 +355,8 @@ class Match:
                     "last_shot_no": self.shot_nos[-1] if self.shot_nos else None,
                     "score": last["score"] if last else None, "to_move": state.get("to_move"),
                     "positions": _on_surface(state), "last": self.last,
-                    "reviews": [{"review": r.seq, "error": r.error} for r in self.reviews.values() if r.settled is None]}
+                    "reviews": [{"review": r.seq, "error": r.error} for r in self.reviews.values() if r.settled is None],
+                    "match": self.score()}
 
     def _tell(self, event: dict) -> None:
         for listener in list(self.listeners):

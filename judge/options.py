@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable
+from typing import Any, Callable
 
-__all__ = ["frame_rate", "count", "port", "MAX_FPS"]
+from .errors import UserError
+
+__all__ = ["frame_rate", "count", "port", "add_games_arg", "match_games", "MAX_FPS"]
 
 MAX_FPS = 1000.0  # no camera or recording we judge runs faster
 
@@ -40,3 +42,24 @@ def count(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
 def port(text: str) -> int:
     """A TCP port, 1 to 65535."""
     return count(1, 65535)(text)
+
+
+def add_games_arg(p: Any, default: str = "no set number, a shot after a game ends opens the next one") -> None:
+    """``--games N``: the match's length (checked against the game by ``match_games``); ``default``: what
+    the command does without it."""
+    p.add_argument("--games", type=count(1), metavar="N",
+                   help="the match has N games (Cvrnkaná: an even number, clause 8; Novuss: the organiser's): "
+                        f"after the N-th game ends the match is over, no game is opened and a further shot is "
+                        f"refused; default: {default}")
+
+
+def match_games(game: str, games: int | None) -> int | None:
+    """``--games``' value for a ``game`` match (None: not given): Cvrnkaná needs an even number (clause 8)."""
+    from rules.match import check_games
+
+    if games is not None:
+        try:
+            check_games(game, games)
+        except ValueError as exc:
+            raise UserError(f"--games {games}: {exc}") from None
+    return games

@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from rules import Shot
+from rules.match import result_of
 
 from .errors import UserError
 from .referee import Referee
@@ -108,6 +109,7 @@ class ReplayResult:
     stages_s: dict[str, float] = field(default_factory=dict)
     calibration: Any = None  # calibration.calfile.Calibration the frames were read with
     unfinished: bool = False  # the video broke off during a shot, which was therefore not judged
+    match: Mapping[str, Any] | None = None  # the match score (``rules.match.match_score``) at the end
 
     @property
     def duration_s(self) -> float:
@@ -152,12 +154,14 @@ def load_state(engine, path: str | Path):
 
 
 class Replay:
-    """The referee side of ``run_live`` for a file: the one referee step, in order, nothing journaled."""
+    """The referee side of ``run_live`` for a file: the one referee step, in order, nothing journaled.
+    ``games``: the match's length (None: open); ``finished``: the results of the games played out."""
 
-    def __init__(self, engine, state, lang: str = "en"):
+    def __init__(self, engine, state, lang: str = "en", games: int | None = None):
         self.engine, self.state, self.lang = engine, state, lang
-        self.referee = Referee(engine)
+        self.referee = Referee(engine, games)
         self.game_no = 1
+        self.finished: list[dict[str, Any]] = []
         self.shots: list[ReplayShot] = []
         self.gaps: list = []
         self.notes: list[str] = []
@@ -175,9 +179,10 @@ class Replay:
     def judge(self, shot: Shot, motions: Mapping[str, Any] | None = None,
               position: Mapping[str, Any] | None = None) -> ReplayShot:
         started = time.perf_counter()
-        step = self.referee.step(self.state, shot, self.game_no)
+        step = self.referee.step(self.state, shot, self.game_no, self.finished)
         no = len(self.shots) + 1
         if step.new_game is not None:
+            self.finished.append(result_of(self.state, self.game_no))
             self.notes.append(f"game {self.game_no} is over; shot {no} starts game {step.game_no}")
         self.game_no, self.state, self.hints = step.game_no, step.state, step.hints
         self.revision += 1
@@ -192,6 +197,10 @@ class Replay:
         self.shots.append(judged)
         self.rules_s += time.perf_counter() - started
         return judged
+
+    def score(self) -> dict[str, Any]:
+        """The match score so far (as ``Match.score``)."""
+        return self.referee.score(self.state, self.game_no, self.finished)
 
     def refuse(self, shot: Shot, reason: str, position: Mapping[str, Any] | None = None) -> ReplayShot:
         """A shot not ruled on (the camera saw too little of it), listed as a refused one (as ``Match``)."""
@@ -228,12 +237,12 @@ class _TimedSource:
 def judge_video(video: str | Path, game: str, calibration: str | Path, *, background=None, state: str | Path | None = None,
                 ruleset: str | None = None, lang: str = "en", fps: float | None = None,
                 progress: Callable[[int, int | None], None] | None = None, vision_factory=None,
-                start_from_board: Callable[..., Any] | None = None) -> ReplayResult:
+                start_from_board: Callable[..., Any] | None = None, games: int | None = None) -> ReplayResult:
     """Judge every shot of ``video``; see the module docstring. ``background`` is a path (file or folder of
     empty-board images) or a list of images; ``progress(frames_done, frames_total)`` is called per frame.
     ``start_from_board(engine, calibration, background_images, open_video)``: the start state read from the
     board (``judge.start_state``), instead of ``state`` or the opening; ``open_video()`` opens the video again
-    for it, so judging still starts at its first frame."""
+    for it, so judging still starts at its first frame. ``games``: the match's length (``Replay``)."""
     import rules
     from hardware import SourceError, open_source
 
@@ -261,7 +270,7 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
         if start_from_board is not None:
             start_state = start_from_board(engine, cal, images, lambda: open_source(str(video), fps=fps))
         vision = (vision_factory or make_vision)(cal, images)
-        replay = Replay(engine, start_state, lang)
+        replay = Replay(engine, start_state, lang, games)
         layout = dict(replay.hints.layout)
         log = FrameLog()
         total = getattr(source, "frames_expected", None)  # a video says; a folder or a stream may not
@@ -275,4 +284,5 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
         live = run_live(timed, vision, replay, queue_size=32, on_frame=on_frame)
     stages = {"decode": timed.decode_s, **vision.timings, "rules": replay.rules_s}
     return ReplayResult(str(video), game, float(source.fps), tuple(source.size), live.frames, replay.shots, log, layout,
-                        replay.gaps, replay.notes, live.error, time.perf_counter() - started, stages, cal, live.unfinished)
+                        replay.gaps, replay.notes, live.error, time.perf_counter() - started, stages, cal, live.unfinished,
+                        replay.score())

@@ -8,7 +8,8 @@ around it, where on the board, the pieces' fitted positions at that instant) wit
 nearest each, saved beside the report as ``<report>_files/shotNNN_<instant>.png``. ``truncated`` is
 null for a video read to its end; for one that broke off (cut short or damaged) it is
 ``{last_frame, last_t_s, frames_expected, shot_in_progress, reason}``: the report then holds the shots
-completed before the break, and a shot in progress there was not judged.
+completed before the break, and a shot in progress there was not judged. ``match``: the match score at the
+end (``rules.match.match_score``: per game the result, games won; Cvrnkaná: marbles and clause 8 points).
 
 The report, its folder of crops and the overlay video are first written under temporary names and renamed
 into place only once all of them are complete (``calibration.atomic``): a full disk leaves the older ones.
@@ -77,6 +78,7 @@ def build_report(result: ReplayResult, keys: dict[int, list[KeyInstant]], files_
         "start": {"from": start_from, "layout": {k: [round(v[0], 2), round(v[1], 2)] for k, v in sorted(result.layout.items())}},
         "rulings": [s.ruling for s in result.shots if s.ruling is not None],
         "shots": shots, "review": [s.no for s in result.shots if s.review], "notes": list(result.notes),
+        "match": result.match,
     }
 
 

@@ -3,9 +3,10 @@
 The frame sources keep them fixed by design (hardware/picam.py) or leave a webcam's automatics on; the
 empty board and the piece colours are only right for frames taken with the same settings, so set-up lets
 the automatics settle on the room's light, reads what they chose (the metering) and locks exactly that on
-the driver: picamera2 controls for the Pi camera, V4L2 controls through OpenCV for a webcam. It reaches the
-driver through the handle the source keeps (``PicameraSource._cam``, ``UsbCameraSource._cap``). A control
-the camera refuses is named in the status line and left out of what ``live`` re-applies.
+the driver: picamera2 controls for the Pi camera, V4L2 controls through OpenCV for a webcam, through the
+sources' public control methods (``PicameraSource.set_controls``/``control_limits``,
+``UsbCameraSource.get_control``/``set_control``). A control the camera refuses is named in the status line
+and left out of what ``live`` re-applies.
 """
 from __future__ import annotations
 
@@ -60,8 +61,7 @@ def meter_and_lock(source, kind: str, settle_frames: int) -> Metering:
 
 
 def _picam(source, frames: int) -> Metering:
-    cam = source._cam
-    cam.set_controls({"AeEnable": True, "AwbEnable": True})
+    source.set_controls({"AeEnable": True, "AwbEnable": True})
     meta: dict = {}
     for _ in range(frames):
         meta = dict(source.read().metadata)
@@ -74,7 +74,7 @@ def _picam(source, frames: int) -> Metering:
     m = Metering("picam", {"exposure_us": exposure_us, "analogue_gain": gain, "colour_gains": gains})
     frame_us = int(round(1e6 / source.fps))
     if exposure_us > frame_us:  # the same light in a shorter exposure: the gain makes up the difference
-        limit = cam.camera_controls.get("AnalogueGain", (1.0, 16.0, None))[1] or 16.0
+        limit = source.control_limits().get("AnalogueGain", (1.0, 16.0, None))[1] or 16.0
         gain = min(float(limit), gain * exposure_us / frame_us)
         m.notes.append(f"exposure shortened to {frame_us} µs to fit a frame, gain raised to {gain:.2f}")
         exposure_us = frame_us
@@ -82,11 +82,11 @@ def _picam(source, frames: int) -> Metering:
     wanted = {"AeEnable": False, "AwbEnable": False, "ExposureTime": exposure_us, "AnalogueGain": gain,
               "ColourGains": gains}
     names = {"ExposureTime": "exposure", "AnalogueGain": "gain", "ColourGains": "white balance"}
-    known = cam.camera_controls
+    known = source.control_limits()
     refused = [k for k in wanted if k not in known]
     try:
-        cam.set_controls({k: v for k, v in wanted.items() if k in known})
-    except (RuntimeError, KeyError, ValueError) as exc:
+        source.set_controls({k: v for k, v in wanted.items() if k in known})
+    except ValueError as exc:  # a SourceError: the camera rejected the controls
         refused = list(wanted)
         m.notes.append(f"set_controls failed: {exc}")
     meta = {}
@@ -121,15 +121,14 @@ def _taken(meta: dict, wanted: dict) -> bool:
 def _usb(source, frames: int) -> Metering:
     import cv2
 
-    cap = source._cap
-    cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 3)  # V4L2: 3 = automatic (an earlier set-up may have left it manual)
-    cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+    source.set_control(cv2.CAP_PROP_AUTO_EXPOSURE, 3)  # V4L2: 3 = automatic (an earlier set-up may have left it manual)
+    source.set_control(cv2.CAP_PROP_AUTO_WB, 1)
     for _ in range(frames):
         source.read()
     values = {}
     for key, prop in (("exposure", cv2.CAP_PROP_EXPOSURE), ("gain", cv2.CAP_PROP_GAIN),
                       ("wb_temperature_k", cv2.CAP_PROP_WB_TEMPERATURE)):
-        got = float(cap.get(prop))
+        got = source.get_control(prop)
         values[key] = got if got > 0 else None  # OpenCV gives 0 or -1 for a control the driver lacks
     m = Metering("usb", values)
     steps = {"exposure": [(cv2.CAP_PROP_AUTO_EXPOSURE, 1), (cv2.CAP_PROP_EXPOSURE, values["exposure"])],
@@ -138,7 +137,7 @@ def _usb(source, frames: int) -> Metering:
     for label, sets in steps.items():
         if any(value is None for _, value in sets):
             m.refused.append(f"{label} (not reported by the webcam)")
-        elif all(cap.set(prop, float(value)) for prop, value in sets):  # stops at the first refusal
+        elif all(source.set_control(prop, float(value)) for prop, value in sets):  # stops at the first refusal
             m.locked.append(label)
         else:
             m.refused.append(label)

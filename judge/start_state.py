@@ -160,6 +160,9 @@ def describe(proposal, doc: Mapping[str, Any], missing: Iterable[str]) -> str:
     for x, y in proposal.unsure:
         lines.append(f"  UNSURE: a disc at ({x:.0f}, {y:.0f}) mm that the camera could not give to a player; "
                      "it is not in the proposal")
+    for (x, y), r in proposal.unidentified:
+        lines.append(f"  UNIDENTIFIED: a disc of {2 * r:.0f} mm across at ({x:.0f}, {y:.0f}) mm whose colour is no "
+                     "player's; it is not in the proposal (whose it is, or take it off the board)")
     facts = {"novuss": lambda: f"to move {doc['to_move']}, debt A {doc['debt']['A']} B {doc['debt']['B']}",
              "cvrnkana": lambda: f"to move {doc['to_move']}, pit A {len([m for m in doc['pit'] if m[0] == 'A'])} "
                                  f"B {len([m for m in doc['pit'] if m[0] == 'B'])}, started by {doc.get('starter')}"}

@@ -20,7 +20,7 @@ from .record import Event, RecordError, Shot, pair_of, piece_of, to_of
 from .ruling import Action, Call, Outcome, Ruling
 from .state_doc import StateFields
 
-__all__ = ["Cvrnkana", "CvrnkanaState", "match_points", "game_result"]
+__all__ = ["Cvrnkana", "CvrnkanaState", "match_points", "match_tally", "match_totals", "game_result"]
 
 PLAYERS = ("A", "B")
 MAX_ID = 20  # piece ids A1..A20, B1..B20 (rules.record)
@@ -153,8 +153,9 @@ class Cvrnkana(Ruleset[CvrnkanaState]):
                       {"A": 0, "B": 0}, 0, None, False)
 
     def next_game(self, state: CvrnkanaState, shot: Shot | None, game_no: int) -> CvrnkanaState:
-        """The next game of the match: the same toss, so clause 1 picks who starts it."""
-        return self.initial(toss_winner=state.toss_winner, game_number=game_no)
+        """The next game of the match: the same toss and the game after ``state``'s, so clause 1 picks who
+        starts it (a match joined from a state of game 3 goes on with game 4, whatever ``game_no`` counts)."""
+        return self.initial(toss_winner=state.toss_winner, game_number=state.game_number + 1)
 
     def hints(self, state: CvrnkanaState, ruling: Ruling | None = None) -> Hints:
         """The field marbles at known places; the spares that may still roll into the camera's view are
@@ -532,19 +533,23 @@ class _Shot:
 
 
 def game_result(state: CvrnkanaState) -> dict[str, Any]:
-    """A finished game as ``match_points`` takes it: result, winner and the pit count per player."""
+    """A finished game as ``match_points`` takes it: result, winner and the pit count per player.
+
+    ``pit`` is the count as made after the game (clause 7i), also for a draw; a drawn game is scored "0"
+    (clause 7), which ``match_tally`` applies: its marbles count for neither player."""
     if state.outcome is None:
         raise ValueError(f"cvrnkana: game {state.game_number} is not over yet")
     return {"result": state.outcome.result, "winner": state.outcome.winner,
             "pit": {p: state.in_pit(p) for p in PLAYERS}}
 
 
-def match_points(games: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """Clause 8: 3 for winning on games; on a draw on games 2 for more marbles in total, 1 for equal or
-    fewer; 0 for losing on games. Each game is ``{"result": "win"|"draw", "winner", "pit": {A, B}}``."""
-    games = list(games)
-    if not games or len(games) % 2:
-        raise ValueError(f"cvrnkana: a match is an even number of games (clause 8), got {len(games)}")
+def match_totals(games: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Games won and marble totals (``{"games_won", "marbles"}``, each per player) of any number of games,
+    a match under way too. Each game is ``{"result": "win"|"draw", "winner", "pit": {A, B}}``
+    (``game_result``). A drawn game (all remaining marbles of both players in the pit on the last flick)
+    "is scored as 0" (clause 7, Czech: "do skóre se započítá jako 0"): it is no game won by either player
+    and adds 0 marbles to both totals, even when an extra marble (7c) left the pit counts unequal.
+    ``marbles`` is the total of the won and lost games' pit counts."""
     won = {"A": 0, "B": 0}
     total = {"A": 0, "B": 0}
     for i, g in enumerate(games, 1):
@@ -553,14 +558,38 @@ def match_points(games: Iterable[Mapping[str, Any]]) -> dict[str, int]:
             raise ValueError(f"cvrnkana: game {i}: needs result 'win' with winner 'A'/'B', or 'draw'")
         if not isinstance(pit, Mapping) or any(not isinstance(pit.get(p), int) or pit[p] < 0 for p in PLAYERS):
             raise ValueError(f"cvrnkana: game {i}: pit must give a marble count for A and B")
-        if winner:
-            won[winner] += 1
+        if result == "draw":
+            continue  # clause 7: a draw is scored "0" -- no game won, no marbles for either player
+        won[str(winner)] += 1  # a win: winner is "A" or "B" (checked above)
         for p in PLAYERS:
             total[p] += pit[p]
+    return {"games_won": won, "marbles": total}
+
+
+def match_tally(games: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Clause 8 from the games of a match: ``{"games_won", "marbles", "points"}``, each per player.
+
+    A match is an even number of games (clause 8); games won and marbles as ``match_totals`` counts them
+    (a drawn game scored "0", clause 7). Points (clause 8): 3 for winning on games; on a draw on games 2
+    for winning on total marbles, 1 for a draw on marbles, 1 for losing on marbles; 0 for losing on games."""
+    games = list(games)
+    if not games or len(games) % 2:
+        raise ValueError(f"cvrnkana: a match is an even number of games (clause 8), got {len(games)}")
+    totals = match_totals(games)
+    won, total = totals["games_won"], totals["marbles"]
     if won["A"] != won["B"]:
         lead = "A" if won["A"] > won["B"] else "B"
-        return {lead: 3, other(lead): 0}
-    if total["A"] == total["B"]:
-        return {"A": 1, "B": 1}
-    lead = "A" if total["A"] > total["B"] else "B"
-    return {lead: 2, other(lead): 1}
+        points = {lead: 3, other(lead): 0}
+    elif total["A"] == total["B"]:
+        points = {"A": 1, "B": 1}
+    else:
+        lead = "A" if total["A"] > total["B"] else "B"
+        points = {lead: 2, other(lead): 1}
+    return {**totals, "points": {p: points[p] for p in PLAYERS}}
+
+
+def match_points(games: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Clause 8: 3 for winning on games; on a draw on games 2 for more marbles in total, 1 for equal or
+    fewer; 0 for losing on games. Drawn games are scored "0" (clause 7): no game won, no marbles added.
+    Each game is ``{"result": "win"|"draw", "winner", "pit": {A, B}}``; see ``match_tally``."""
+    return match_tally(games)["points"]

@@ -180,7 +180,8 @@ class Novuss(Ruleset[NovussState]):
 
     def circle_spot(self, side: str | None, from_xy: tuple[float, float] | None,
                     pieces: Mapping[str, tuple[float, float]]) -> tuple[float, float] | None:
-        """II.5: the centre of the circle; if taken, on the circle's edge on the side it flew off."""
+        """II.5: the centre of the circle; if taken, on the circle's edge on the side it flew off (also used,
+        as a reading, for the pawns over the cushion of III.3, where the rule text gives no place)."""
         others = [(p, self.r_pawn) for k, p in pieces.items() if k != "bat"]
         if all(dist((0.0, 0.0), o) >= 2 * self.r_pawn for o, _ in others):
             return (0.0, 0.0)
@@ -349,12 +350,19 @@ class Novuss(Ruleset[NovussState]):
 
     def _put_back(self, shot: Stroke, back: list[str], pos: dict[str, tuple[float, float]], calls: list[Call],
                   actions: list[Action], where: str) -> None:
-        """II.4 and II.5: the own dark pawns hit go back where they were, the pawns off the board to the circle."""
+        """II.4 and II.5: the own dark pawns hit go back where they were, the pawns off the board to the circle.
+
+        Only II.5 places a pawn that flew over the cushion: an **opponent's** pawn knocked off with a
+        **direct stroke** goes to the circle's centre (or its edge on the side it flew off), call
+        ``pawn_returned_to_circle`` (novuss.II.5). Any other pawn over the cushion (an own pawn, or any
+        pawn off with a ricochet stroke) falls under III.3 alone, which passes the turn (no penalty) but
+        does not say where the pawn goes: putting it in the circle the same way is the engine's reading,
+        call ``pawn_returned_to_circle_rule_silent`` (novuss.III.3)."""
         o = other(shot.player)
         for pawn in back:  # II.4: the dark pawn goes back to its previous place
             pos[pawn] = shot.before[pawn]
             actions.append(Action("return", piece=pawn, at=shot.before[pawn], reason="dark_pawn_hit_direct"))
-        for ev in shot.off:  # II.5 (and, seed silent, every pawn over the cushion) -> the circle
+        for ev in shot.off:
             piece = piece_of(ev)
             if piece in back:
                 continue
@@ -362,9 +370,11 @@ class Novuss(Ruleset[NovussState]):
             if spot is None:
                 raise RecordError(f"{where}: events: no free place in the circle for {piece}")
             pos[piece] = spot
-            reason = "opponent_pawn_off_direct" if shot.stroke == "direct" and owner(piece) == o else "pawn_off_board"
+            ii5 = shot.stroke == "direct" and owner(piece) == o  # the same test as the II.5 penalty (fouls)
+            reason = "opponent_pawn_off_direct" if ii5 else "pawn_off_board"
+            code = "pawn_returned_to_circle" if ii5 else "pawn_returned_to_circle_rule_silent"
             actions.append(Action("return", piece=piece, at=spot, reason=reason))
-            calls.append(Call("pawn_returned_to_circle", owner(piece), evidence={"piece": piece, "at": [round(spot[0], 1), round(spot[1], 1)]}))
+            calls.append(Call(code, owner(piece), evidence={"piece": piece, "at": [round(spot[0], 1), round(spot[1], 1)]}))
 
     def _pay_penalties(self, state: NovussState, p: str, penalised: bool, pocketed: list[str],
                        pos: dict[str, tuple[float, float]], calls: list[Call], actions: list[Action],

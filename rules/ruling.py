@@ -32,7 +32,8 @@ CODES: dict[str, str] = {
     "pawn_off_board": "novuss.III.3",
     "turn_lost_penalty": "novuss.III.4",
     "bat_in_zone": "novuss.III.5",
-    "pawn_returned_to_circle": "novuss.II.5",
+    "pawn_returned_to_circle": "novuss.II.5",  # an opponent's pawn off with a direct stroke
+    "pawn_returned_to_circle_rule_silent": "novuss.III.3",  # any other pawn off: III.3 gives no place
     "all_pawns_pocketed": "novuss.general.2",
     "opponent_last_pawn": "novuss.federation.last_pawn",
     "both_last_pawns": "novuss.federation.last_pawns_together",

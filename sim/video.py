@@ -48,7 +48,7 @@ class VideoWriter:
         import av
 
         w, h = self.size
-        for codec, options in (("libx264", {"crf": str(self.crf), "preset": "veryfast"}), ("h264", {}),
+        for codec, options in (("libx264", {"crf": str(self.crf), "preset": "veryfast", "x264-params": "mbtree=0"}), ("h264", {}),
                                ("mpeg4", {"qscale": "3"})):
             if codec not in av.codecs_available:
                 continue

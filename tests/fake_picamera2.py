@@ -7,7 +7,7 @@ FrameDurationLimits 33333 µs) with the caller's; ``configure`` refuses while st
 ``capture_request(wait=False, flush=ns)`` returns a job whose ``get_result(timeout)`` gives a
 request whose ``make_array('main')`` copies the buffer and whose ``get_metadata()`` has
 ``SensorTimestamp`` in ns of ``time.monotonic_ns``'s clock; ``flush`` skips frames exposed before
-that time. Requests must be released; a camera holding ``buffer_count`` unreleased requests
+that time; ``set_controls`` raises RuntimeError for a control not in ``camera_controls``. Requests must be released; a camera holding ``buffer_count`` unreleased requests
 starves (like the real one). Frames queued before ``start()`` returns carry the old (auto)
 exposure, so a source that does not flush sees stale settings.
 
@@ -128,6 +128,9 @@ class Picamera2:
 
     def set_controls(self, controls):
         self.calls.append(("set_controls", dict(controls)))
+        for name in controls:  # picamera2's Controls refuses what libcamera does not list, before applying any
+            if name not in self.camera_controls:
+                raise RuntimeError(f"Control {name} is not advertised by libcamera")
         # libcamera applies controls a few frames after they are set.
         self.pending.append((self._k + 3 if self.started else 0, dict(controls)))
 

@@ -120,3 +120,25 @@ def test_picamera2_is_not_imported_until_a_pi_camera_is_opened(monkeypatch):
     src = open_source("picam:0", fps=30)
     assert "picamera2" not in sys.modules
     assert src.name == "picam"
+
+
+def test_public_controls_list_modes_and_limits_and_set_what_the_camera_has(cam):
+    src = PicameraSource(fps=100, exposure_us=2000, analogue_gain=2.0, colour_gains=(1.8, 1.5))
+    with pytest.raises(SourceError, match="picam: the camera is not open"):
+        src.sensor_modes()
+    with src:
+        modes = src.sensor_modes()
+        assert [(m["size"], m["fps"], m["bit_depth"]) for m in modes] == [
+            ((1536, 864), 120.13, 10), ((2304, 1296), 56.03, 10), ((4608, 2592), 14.35, 10)]
+        modes[0]["size"] = (1, 1)  # a copy: the camera's own list is untouched
+        assert src.sensor_modes()[0]["size"] == (1536, 864)
+        limits = src.control_limits()
+        assert limits["AnalogueGain"] == (1.0, 16.0, 1.0) and "Sharpness" not in limits
+        src.set_controls({"AnalogueGain": 3.0})
+        gains = [src.read().metadata["AnalogueGain"] for _ in range(6)]  # libcamera applies it a few frames late
+        assert gains[0] == 2.0 and gains[-1] == 3.0
+        with pytest.raises(SourceError, match=r"picam: the camera refused the controls \['Sharpness'\]: "
+                                              r"Control Sharpness is not advertised by libcamera"):
+            src.set_controls({"Sharpness": 1.0})
+    with pytest.raises(SourceError, match="not open"):
+        src.set_controls({"AnalogueGain": 1.0})

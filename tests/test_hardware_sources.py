@@ -29,6 +29,23 @@ def test_webcam_is_asked_for_mjpg_720p60_over_v4l2_and_read_back(monkeypatch):
     assert not cap.isOpened()  # released on close
 
 
+def test_webcam_controls_are_read_and_set_through_the_source_and_a_refusal_is_false(monkeypatch):
+    fcv.install(monkeypatch, {0: fcv.Device(refuse=(cv2.CAP_PROP_WB_TEMPERATURE,))})
+    src = UsbCameraSource(0, size=(1280, 720), fps=60)
+    with pytest.raises(SourceError, match="usb:0: the webcam is not open"):
+        src.get_control(cv2.CAP_PROP_GAIN)
+    with src:
+        cap = fcv.FakeVideoCapture.instances[0]
+        assert src.get_control(cv2.CAP_PROP_GAIN) == 32.0
+        assert src.set_control(cv2.CAP_PROP_GAIN, 10) is True
+        assert src.get_control(cv2.CAP_PROP_GAIN) == 10.0
+        assert src.set_control(cv2.CAP_PROP_WB_TEMPERATURE, 5000) is False
+        assert src.get_control(cv2.CAP_PROP_WB_TEMPERATURE) == 4600.0
+        assert cap.sets[-2:] == [(cv2.CAP_PROP_GAIN, 10.0, True), (cv2.CAP_PROP_WB_TEMPERATURE, 5000.0, False)]
+    with pytest.raises(SourceError, match="not open"):
+        src.set_control(cv2.CAP_PROP_GAIN, 1)
+
+
 # The fake driver captures frame n of an open at 1000 + n/60 s (the open itself reads frame 1) and the host
 # gets it LATENCY after at the earliest, one value per frame in turn.
 LATENCY = (0.002, 0.009, 0.004)

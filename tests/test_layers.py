@@ -111,6 +111,12 @@ def layer_violations(root: Path) -> list[str]:
     return out
 
 
+def _write_tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def test_the_repo_keeps_its_layers():
     found = layer_violations(ROOT)
     assert not found, "layering broken:\n" + "\n".join(found)
@@ -133,9 +139,7 @@ def test_a_broken_tree_is_reported(tmp_path):
         "tests/synthetic_board.py": "",
         "tests/test_z.py": "import synthetic_board\nfrom tests.synthetic_board import f\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    _write_tree(tmp_path, files)
     assert sorted(layer_violations(tmp_path)) == sorted([
         "vision/x.py:1: vision → sim (sim.frames)",
         "rules/y.py:4: rules → numpy (not the standard library)",
@@ -144,3 +148,65 @@ def test_a_broken_tree_is_reported(tmp_path):
         "import circle in sim: sim.a → sim.b → sim.a",
         "import circle in sim: sim.b → sim.c → sim.b",
     ])
+
+
+# ----- judge/ uses the hardware sources only through their public surface --------------------------------
+REFLECTION = ("getattr", "hasattr", "setattr", "delattr")
+
+
+def _private_names(hardware: Path) -> set[str]:
+    """The private attributes of hardware/'s classes: ``self._x`` they assign and ``_x`` methods they define."""
+    names = set()
+    for path in sorted(hardware.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+            for node in ast.walk(cls):
+                if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                        and isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    names.add(node.attr)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(node.name)
+    return {n for n in names if n.startswith("_") and not n.endswith("__")}
+
+
+def private_reaches(root: Path) -> list[str]:
+    """Every place under judge/ that reads or writes a private attribute of a hardware source on something
+    other than ``self``: ``source._cam``, ``getattr(src, "_cap", None)`` and the like, one line each."""
+    root = Path(root)
+    private = _private_names(root / "hardware")
+    out = []
+    for path in sorted((root / "judge").rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if (isinstance(node, ast.Attribute) and node.attr in private
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                out.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in REFLECTION
+                  and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+                  and node.args[1].value in private):
+                out.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_judge_reaches_no_private_attribute_of_a_hardware_source():
+    assert private_reaches(ROOT) == [], "judge/ uses private handles of hardware/: add a public method there"
+
+
+def test_a_private_reach_into_a_source_is_reported(tmp_path):
+    files = {  # the reaches judge/ had before the sources grew public control methods
+        "hardware/picam.py": "class PicameraSource:\n    def __init__(self):\n        self._cam = None\n"
+                             "        self.name = 'picam'\n\n    def _next_request(self):\n        return self._cam\n",
+        "hardware/opencv.py": "class UsbCameraSource:\n    def open(self):\n        self._cap = object()\n",
+        "judge/setup_camera.py": "def lock(source):\n    cam = source._cam\n    source._next_request()\n"
+                                 "    return cam, source.name, source._cap.get(3)\n",
+        "judge/doctor_checks.py": "def text(src):\n    return getattr(src, '_cam', None), getattr(src, 'info', {})\n",
+        "judge/own.py": "class Mine:\n    def __init__(self):\n        self._cam = 1\n\n    def f(self):\n"
+                        "        return self._cam, self._other\n",  # its own privates are its business
+    }
+    _write_tree(tmp_path, files)
+    assert private_reaches(tmp_path) == [
+        "judge/doctor_checks.py:2: getattr(src, '_cam', None)",
+        "judge/setup_camera.py:2: source._cam",
+        "judge/setup_camera.py:3: source._next_request",
+        "judge/setup_camera.py:4: source._cap",
+    ]

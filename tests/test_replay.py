@@ -144,13 +144,19 @@ def _break(src: Path, dst: Path, how: str, frame: int) -> None:
         dst.write_bytes(bytes(data))
 
 
+def _rest_after(demo, shot: int) -> int:
+    """The frame halfway between the end of ``shot`` and the start of the next."""
+    spans = shot_spans(demo, FPS)
+    return (spans[shot - 1][1] + spans[shot][0]) // 2
+
+
 def _midway(demo, shot: int) -> int:
     a, b = shot_spans(demo, FPS)[shot - 1]
     return (a + b) // 2
 
 
 @pytest.mark.parametrize("layout, how, where, in_progress", [
-    ("faststart", "cut", "70%", False),      # cut at 70% of the bytes: between shots 2 and 3
+    ("faststart", "cut", "rest 2", False),   # cut while the pieces rest between shots 2 and 3
     ("fragmented", "cut", "shot 2", True),   # cut while shot 2 is moving (a fragmented file has no frame count)
     ("faststart", "damage", "shot 3", True),  # zeroed data while shot 3 is moving
 ])
@@ -160,11 +166,8 @@ def test_video_that_breaks_off_keeps_the_shots_before_the_break(match_clip, monk
     monkeypatch.setattr(replay_mod, "make_vision", lambda cal, bg: ScriptedVision(demo, FPS))
     video = tmp_path / "cut.mp4"
     src = d / f"{layout}.mp4"
-    if where == "70%":
-        data = src.read_bytes()
-        video.write_bytes(data[: len(data) * 7 // 10])
-    else:
-        _break(src, video, how, _midway(demo, int(where.split()[1])))
+    at = _rest_after(demo, 2) if where == "rest 2" else _midway(demo, int(where.split()[1]))
+    _break(src, video, how, at)
     report, overlay = tmp_path / "report.json", tmp_path / "overlay.mp4"
     rc = cli.main(["replay", str(video), "--game", "novuss", "--calibration", str(d / "calibration.json"),
                    "--background", str(d / "empty-board.png"), "--state", str(d / "start-state.json"), "--quiet",
@@ -182,8 +185,7 @@ def test_video_that_breaks_off_keeps_the_shots_before_the_break(match_clip, monk
     expected = None if layout == "fragmented" else 285
     assert cut == {"last_frame": last, "last_t_s": round(last / FPS, 3), "frames_expected": expected,
                    "shot_in_progress": in_progress, "reason": reason}
-    if where != "70%":  # broken inside the packet of frame ``midway``: the frames before it (B-frame delay aside)
-        assert _midway(demo, int(where.split()[1])) - 4 <= last + 1 <= _midway(demo, int(where.split()[1]))
+    assert at - 4 <= last + 1 <= at  # broken inside the packet of frame ``at``: the frames before it (B-frame delay aside)
     assert doc["frames"] == last + 1 and len(read_video_frames(overlay)) == last + 1
     assert [s["no"] for s in doc["shots"]] == list(range(1, done + 1)) and len(doc["rulings"]) == done >= 1
     for got, want in zip(doc["rulings"], demo.truth):

@@ -10,7 +10,7 @@ import calibration
 from calibration import default_profile
 from calibration.profile import ProfileError, load_profile
 from rules.base import GameOver
-from rules.cvrnkana import Cvrnkana, game_result, match_points
+from rules.cvrnkana import Cvrnkana, game_result, match_points, match_tally
 from rules.i18n import LANGS
 from rules.record import RecordError, parse_record
 
@@ -508,6 +508,38 @@ def test_match_points_draw_on_games_decided_by_total_marbles():
     assert match_points([g(None, 10, 10), g(None, 10, 10)]) == {"A": 1, "B": 1}
     assert match_points([g("A", 10, 2), g("B", 3, 10)]) == {"A": 2, "B": 1}
     assert match_points([g("A", 10, 8), g("B", 3, 10)]) == {"A": 1, "B": 2}
+
+
+def test_drawn_game_with_unequal_pits_adds_no_marbles_to_the_match():
+    # Game 2 is a real draw (7): A plays 11 marbles (an extra one joined, 7c), B 10; A's last flick pockets
+    # A's and B's last marbles together, so the pit count is A 11, B 10.
+    field = {"A11": [0.0, -50.0], "B10": [0.0, -20.0]}
+    state = midgame(field, pits("A", range(1, 11)) + pits("B", range(1, 10)), marbles=(11, 10), game_number=2,
+                    to_move="A", flicks=(11, 12))  # game 2: B started
+    state, ruling = ENGINE.apply(state, rec(touch("A11"), contact("A11", "B10"), pit("B10"), pit("A11"), before=field))
+    assert ruling.codes() == ["field_flick", "draw_zero", "pit_count"]
+    drawn = game_result(state)
+    assert drawn == {"result": "draw", "winner": None, "pit": {"A": 11, "B": 10}}
+    # Game 1 also drawn: a draw on games (no game won) and on marbles (a draw is scored "0": 0 each) -> 1-1.
+    # Adding the pit counts would have made it 21-20 on marbles and 2-1 on points.
+    assert match_tally([g(None, 10, 10), drawn]) == {
+        "games_won": {"A": 0, "B": 0}, "marbles": {"A": 0, "B": 0}, "points": {"A": 1, "B": 1}}
+    assert match_points([g(None, 10, 10), drawn]) == {"A": 1, "B": 1}
+    # Game 1 won by B: B wins on games whatever the drawn game's pits, and only game 1's marbles count.
+    assert match_tally([g("B", 6, 10), drawn]) == {
+        "games_won": {"A": 0, "B": 1}, "marbles": {"A": 6, "B": 10}, "points": {"A": 0, "B": 3}}
+
+
+def test_one_all_on_games_is_decided_on_marbles_without_the_drawn_games():
+    games = [g("A", 10, 4), g("B", 5, 10), g(None, 10, 12), g(None, 10, 10)]
+    # Won and lost games only: A 10 + 5 = 15, B 4 + 10 = 14 -> A wins on marbles (2), B loses on marbles (1).
+    # With the drawn games' pits added it would be A 35, B 36 and the other way round.
+    assert match_tally(games) == {"games_won": {"A": 1, "B": 1}, "marbles": {"A": 15, "B": 14},
+                                  "points": {"A": 2, "B": 1}}
+    assert match_points(games) == {"A": 2, "B": 1}
+    # Equal on marbles once the draw is left out: 1 each (clause 8).
+    assert match_tally([g("A", 10, 7), g(None, 12, 10), g("B", 7, 10), g(None, 10, 10)]) == {
+        "games_won": {"A": 1, "B": 1}, "marbles": {"A": 17, "B": 17}, "points": {"A": 1, "B": 1}}
 
 
 def test_match_needs_an_even_number_of_games():

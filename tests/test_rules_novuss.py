@@ -219,8 +219,61 @@ def test_II_5_circle_centre_taken_puts_the_pawn_on_the_edge_on_its_side():
 def test_III_3_own_pawn_over_the_cushion_passes_the_turn_without_penalty():
     s, (r,) = play(record({"A1": MID["A1"], "A2": MID["A2"]}, {}, [contact(0.1, "bat", "A1"), contact(0.2, "A1", "A2"),
                                                                   pocket(0.3, "A1", "NW"), off(0.5, "A2", "N")]))
-    assert r.codes() == ["pawn_returned_to_circle", "pawn_off_board"]
+    assert r.codes() == ["pawn_returned_to_circle_rule_silent", "pawn_off_board"]
     assert r.next_player == "B" and s.pos["A2"] == (0.0, 0.0)
+
+
+def _calls(ruling, lang="en"):
+    return [(c["code"], c["clause"], c["player"]) for c in ruling.to_dict(lang)["calls"]]
+
+
+SILENT_EN = ("Pawn {p} is placed in the circle at 0.0, 0.0. III.3 (a pawn over the cushion) does not say where "
+             "the pawn goes; the circle, as in II.5, is the judge's reading.")
+
+
+def test_pawn_to_circle_cites_II_5_for_an_opponents_pawn_off_by_a_direct_stroke():
+    s, (r,) = play(record({"A1": MID["A1"], "B1": MID["B1"]}, {"A1": (-220.0, 230.0)},
+                          [contact(0.1, "bat", "A1"), contact(0.2, "bat", "B1"), off(0.4, "B1", "W")]))
+    assert r.stroke == "direct"
+    assert _calls(r) == [("opponent_pawn_off_direct", "novuss.II.5", "A"), ("pawn_returned_to_circle", "novuss.II.5", "B"),
+                         ("penalty_debt", "novuss.II.debt", "A"), ("turn_lost_penalty", "novuss.III.4", "A"),
+                         ("pawn_off_board", "novuss.III.3", "A"), ("no_pawn_pocketed", "novuss.III.2", "A")]
+    assert r.to_dict()["calls"][1]["text"] == "Pawn B1 is placed in the circle at 0.0, 0.0."
+    assert [a.to_dict() for a in r.actions] == [
+        {"kind": "return", "piece": "B1", "at": [0.0, 0.0], "reason": "opponent_pawn_off_direct"},
+        {"kind": "debt", "player": "A", "amount": 1}]
+    assert s.pos["B1"] == (0.0, 0.0) and s.debt == (1, 0) and r.next_player == "B"
+
+
+def test_pawn_to_circle_cites_III_3_placement_silent_for_an_own_pawn_over_the_cushion():
+    s, (r,) = play(record({"A1": MID["A1"], "A2": MID["A2"]}, {}, [contact(0.1, "bat", "A1"), contact(0.2, "A1", "A2"),
+                                                                  pocket(0.3, "A1", "NW"), off(0.5, "A2", "N")]))
+    assert r.stroke == "direct"
+    assert _calls(r) == [("pawn_returned_to_circle_rule_silent", "novuss.III.3", "A"), ("pawn_off_board", "novuss.III.3", "A")]
+    calls = r.to_dict()["calls"]
+    assert calls[0]["text"] == SILENT_EN.format(p="A2")
+    assert calls[0]["evidence"] == {"piece": "A2", "at": [0.0, 0.0]}
+    assert r.to_dict("cs")["calls"][0]["text"] == (
+        "Pěšec A2 se pokládá do kruhu na 0.0, 0.0. Pravidlo III.3 (pěšec přes mantinel) neříká, kam se pěšec "
+        "pokládá; kruh, jako v II.5, je výklad automatického rozhodčího.")
+    assert r.to_dict("ru")["calls"][0]["text"] == (
+        "Пешка A2 ставится в круг в точку 0.0, 0.0. Правило III.3 (пешка за бортом) не говорит, куда ставится "
+        "пешка; круг, как в II.5, — толкование автоматического судьи.")
+    # III.3 alone: the turn passes, no penalty pawn and no debt.
+    assert [a.to_dict() for a in r.actions] == [{"kind": "return", "piece": "A2", "at": [0.0, 0.0], "reason": "pawn_off_board"}]
+    assert s.pos["A2"] == (0.0, 0.0) and s.pocketed == ("A1",) and s.debt == (0, 0) and r.next_player == "B"
+
+
+def test_pawn_to_circle_cites_III_3_placement_silent_for_an_opponents_pawn_off_by_a_ricochet():
+    s, (r,) = play(record({"A1": MID["A1"], "B1": MID["B1"]}, {"A1": (-220.0, 230.0)},
+                          [cushion(0.1, "bat", "N"), contact(0.3, "bat", "A1"), contact(0.4, "A1", "B1"),
+                           off(0.6, "B1", "W")]))
+    assert r.stroke == "ricochet" and r.first_contact == "own"
+    assert _calls(r) == [("pawn_returned_to_circle_rule_silent", "novuss.III.3", "B"), ("pawn_off_board", "novuss.III.3", "A"),
+                         ("no_pawn_pocketed", "novuss.III.2", "A")]
+    assert r.to_dict()["calls"][0]["text"] == SILENT_EN.format(p="B1")
+    assert [a.to_dict() for a in r.actions] == [{"kind": "return", "piece": "B1", "at": [0.0, 0.0], "reason": "pawn_off_board"}]
+    assert s.pos["B1"] == (0.0, 0.0) and s.debt == (0, 0) and r.next_player == "B"
 
 
 # ----- III -------------------------------------------------------------------------------------------

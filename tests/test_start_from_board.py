@@ -4,6 +4,7 @@ gives from shot K on; a wrong proposal corrected by the referee; the bat in a st
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -209,6 +210,22 @@ def test_live_wrong_proposal_corrected_by_the_referee_on_the_overlay(clip, tmp_p
     assert [_seen(r) for r in rulings] == [_seen(s.ruling) for s in whole[K - 1:]]
 
 
+def test_live_gives_up_at_the_confirm_timeout_and_keeps_no_journal(clip, tmp_path, capsys):
+    game, d, demo, cut, _ = clip
+    if game != "novuss":
+        pytest.skip("live is shown on the Novuss clip")
+    journal = tmp_path / "j.sqlite"
+    args = _live_args(d, cut, journal, *_facts(demo, game), "--overlay-port", str(_free_port()), "--token", "t",
+                      "--confirm-timeout", "0.5")
+    assert cli.main(args) == 2
+    captured = capsys.readouterr()
+    assert "waiting for the referee to confirm the start state" in captured.out
+    assert captured.err.strip().splitlines()[-1] == (
+        "shotjudge live: error: the referee did not confirm the start state within 0.5 s (--confirm-timeout 0.5); "
+        f"nothing judged, {journal} not kept")
+    assert not journal.exists() and not list(tmp_path.glob("j.sqlite*"))  # a rerun starts from the board again
+
+
 # ----- the bat in a state, and one meaning of --state -----------------------------------------------
 def test_the_bat_round_trips_in_a_state_and_old_documents_still_load():
     engine = engine_for("novuss", default_profile("novuss").geometry)
@@ -244,3 +261,64 @@ def test_referee_print_state_and_state_as_a_start(tmp_path, capsys):
         cli.main(["referee", "--game", "novuss", str(shots), "--state"])
     assert exc.value.code == 2
     assert "--state: expected one argument" in capsys.readouterr().err
+
+
+# ----- a disc of a piece's size that is no player's colour ------------------------------------------
+STRANGE_AT_MM = (0.0, 180.0)  # an empty place on the Novuss board before shot K (checked below)
+
+
+def _with_a_strange_disc(d, cut, out):
+    """The cut's frames with a blue disc of about a pawn's size painted at ``STRANGE_AT_MM`` (a pawn of a colour no
+    player has: a spare from another set, a coin)."""
+    from calibration.calfile import load_calibration
+
+    cal = load_calibration(d / "calibration.json")
+    r_mm = cal.profile.spec.piece_radii_mm["pawn"] - 2.5  # smaller than a pawn: a bat's edge never looks it
+    x, y = STRANGE_AT_MM
+    (u, v), (u1, _) = cal.plane.to_image_px([(x, y), (x + r_mm, y)])
+    out.mkdir()
+    # set-up measured the bat's colour (shotjudge setup): a disc of no class's colour is then not the bat
+    # being looked for
+    from calibration.appearance import appearance_from_dict
+    from calibration.calfile import save_calibration
+
+    board = cal.piece_appearance().board_rgb
+    measured = appearance_from_dict({"board_rgb": list(board), "source": "measured",
+                                     "pieces": {"bat": {"rgb": [79, 107, 62], "spread": 0.15}}}, "novuss",
+                                    complete=False)
+    save_calibration(cal.with_appearance(measured), out.parent / "calibration-bat.json")
+    for path in sorted(cut.glob("*.png")):
+        image = cv2.imread(str(path))
+        cv2.circle(image, (int(round(16 * u)), int(round(16 * v))), int(round(16 * abs(u1 - u))), (200, 70, 20), -1,
+                   cv2.LINE_AA, shift=4)
+        cv2.imwrite(str(out / path.name), image)
+    return r_mm
+
+
+def test_a_disc_of_no_players_colour_is_proposed_as_unidentified_and_the_start_waits_for_the_referee(
+        clip, tmp_path, capsys):
+    game, d, demo, cut, _ = clip
+    if game != "novuss":
+        pytest.skip("shown on the Novuss board")
+    truth = demo.session.states_before[K - 1].to_dict()["positions"]
+    assert all(((px - STRANGE_AT_MM[0]) ** 2 + (py - STRANGE_AT_MM[1]) ** 2) ** 0.5 > 60 for px, py in truth.values())
+    strange = tmp_path / "strange"
+    r_mm = _with_a_strange_disc(d, cut, strange)
+    args = ["replay", str(strange), "--game", game, "--calibration", str(tmp_path / "calibration-bat.json"),
+            "--background", str(d / "empty-board.png"), "--fps", str(FPS), "--start-from-board",
+            *_facts(demo, game), "--quiet"]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == ("shotjudge replay: error: --start-from-board: 1 disc(s) of a piece's size match no player's "
+                       "colour; write the state yourself and pass it with --state, or --confirm to leave them out")
+    line = next(s for s in err if s.startswith("  UNIDENTIFIED: "))
+    across = re.fullmatch(r"  UNIDENTIFIED: a disc of (\d+) mm across at \(0, 180\) mm whose colour is no player's; "
+                          r"it is not in the proposal \(whose it is, or take it off the board\)", line)
+    assert across and abs(int(across[1]) - 2 * r_mm) <= 3.0  # measured at 2.5 mm a pixel
+    assert not any(s.startswith("  UNSURE") for s in err)
+    # the pieces are proposed as on the unpainted frames: the strange disc is in no one's hands
+    a = [s for s in err if s.startswith("  A: ")]
+    b = [s for s in err if s.startswith("  B: ")]
+    assert a[0].startswith(f"  A: {sum(1 for p in truth if p.startswith('A'))} on the board")
+    assert b[0].startswith(f"  B: {sum(1 for p in truth if p.startswith('B'))} on the board")
+    assert cli.main(args + ["--confirm"]) == 0

@@ -123,9 +123,12 @@ class ColourModel:
         self.colour_source[cls] = "put down"
         self._confident.pop(cls, None)
 
-    def classify(self, colours: np.ndarray, confident: list | None = None) -> list[Class | None]:
-        """Nearest class prototype (for marbles the nearest of the followed, the family's and each marble's own colour) within that
-        class's tolerance, and clearly nearer than the next class;
+    def classify(self, colours: np.ndarray, confident: list | None = None,
+                 board: np.ndarray | None = None) -> list[Class | None]:
+        """Nearest class prototype (for marbles the nearest of the followed, the family's and each marble's own
+        colour) within that class's tolerance, and clearly nearer than the next class, distances measured in
+        each class's tolerance, and nearer its class than the empty board's colour (``board``, if given, as a
+        colour: shares and a log brightness of 0);
         ``confident`` (if given) gets per colour whether the match is close enough to learn from."""
         classes = list(self.prototypes)
         if not classes:
@@ -141,12 +144,22 @@ class ColourModel:
                 own = distance(colours[:, None, :], self.members[c][None]).min(axis=1)
                 tol_c = self.tolerance.get(c, self.learned_tolerance(c))
                 d[:, k] = np.minimum(d[:, k], own * tol_c / (self.member_tolerance * self.colour_tolerance))
+        raw = d.copy()
+        # in units of each class's own tolerance: a family of marbles that differ among themselves is a wide
+        # ball, a pawn colour a narrow one, and "clearly nearer" means nearer in those units
+        tol = np.array([self.tolerance.get(c, self.learned_tolerance(c)) for c in classes])
+        d = d / tol[None, :]
         best = np.argmin(d, axis=1)
-        tol = [self.tolerance.get(classes[b], self.learned_tolerance(classes[b])) for b in best]
         second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
         if confident is not None:
-            confident[:] = [bool(d[j, b] <= 0.6 * tol[j] and d[j, b] < 0.35 * second[j]) for j, b in enumerate(best)]
-        return [classes[b] if d[j, b] <= tol[j] and d[j, b] < 0.6 * second[j] else None for j, b in enumerate(best)]
+            confident[:] = [bool(d[j, b] <= 0.6 and d[j, b] < 0.35 * second[j]) for j, b in enumerate(best)]
+        # nearer the empty board's colour than its class's: the board's texture (a crack, a pebble's ring)
+        # outlined as a disc, not a piece
+        plain = distance(colours, board) if board is not None else np.full(len(d), np.inf)
+        if confident is not None:
+            confident[:] = [c and bool(plain[j] >= raw[j, best[j]]) for j, c in enumerate(confident)]
+        return [classes[b] if d[j, b] <= 1.0 and d[j, b] < 0.6 * second[j] and plain[j] >= raw[j, b] else None
+                for j, b in enumerate(best)]
 
     def adapt(self, samples: Mapping[Class, list[np.ndarray]]) -> None:
         """Move each class's prototype towards the colours of this frame's confident, sharp detections of

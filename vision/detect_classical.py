@@ -24,7 +24,9 @@ Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
    follow each class's confident, sharp detections online. The bat's colour is never assumed: until it has
    been seen, a sharp disc of the bat's size in a striking zone is the bat (:mod:`vision.bat_search`), and
    its colour is measured once it lies there still. A marble down in the pit is not reported. A fit whose
-   colour matches no prototype, or whose outline is not a circle of the piece's size, is not a piece. What of a blob no disc
+   colour matches no prototype, or whose outline is not a circle of the piece's size, is not a piece; one
+   that is a sharp disc of a piece's size with a colour unlike the board's is listed in ``unidentified``
+   (not in the detections: no class, no owner) so that whoever proposes a start can say so. What of a blob no disc
    explains may be a piece smeared along its motion during the exposure (the bat at strike speed): measured
    as a streak (:mod:`vision.streak`), reported at its middle (mid-exposure) with ``score`` ``STREAK_SCORE``;
    what is left is an occluder.
@@ -35,7 +37,8 @@ Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
 6. *Empty board kept fresh*: a band of image rows per frame is blended towards the frame (in the empty
    board's light) where nothing was found, so slow local light changes do not turn into blobs.
 
-``timings`` holds the last frame's seconds per stage (``bench/vision_speed.py`` prints them); the accuracy
+``unidentified`` holds the last frame's discs of a piece's shape that no colour class claims, as
+``Unidentified`` (board mm centre and measured radius). ``timings`` holds the last frame's seconds per stage (``bench/vision_speed.py`` prints them); the accuracy
 per frame against simulator truth is ``bench/vision_detect.py``. The interface used by the pipeline and
 ``bench/accuracy.py --detector classical`` is only ``ClassicalDetector(plane, profile)``, ``learn_background``,
 ``learn_colours`` (or ``expect``) and ``detect``.
@@ -48,6 +51,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from typing import Mapping
 
 import cv2
@@ -58,6 +62,7 @@ from rules.game import owner
 from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
+from .hold import RestHold
 from .light_norm import LightNorm
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
@@ -65,10 +70,19 @@ from .rim import RimFitter, RimSeed
 from .streak import StreakFinder
 from .types import Detection, Detections, VisionError
 
-__all__ = ["ClassicalDetector"]
+__all__ = ["ClassicalDetector", "Unidentified"]
 
 _DILATE_5 = np.ones((5, 5), np.uint8)
 STREAK_SCORE = 0.7  # the score of a piece measured as a motion streak (vision.streak), not fitted as a disc
+
+
+@dataclass(frozen=True)
+class Unidentified:
+    """A sharp disc of a piece's size whose colour matches no class: ``centre_mm`` (on the board, parallax of
+    the piece's height removed, as a detection's) and ``radius_mm`` (its outline's, as fitted)."""
+
+    centre_mm: tuple[float, float]
+    radius_mm: float
 
 
 class ClassicalDetector:
@@ -104,6 +118,7 @@ class ClassicalDetector:
         self.top_z = {k: seen_height_mm(profile, k) for k in self.kinds}
         self.default_kind = self.spec.piece_kind
         self.bat_search = BatSearch(self.spec, self.surface.radius_mm)
+        self.hold = RestHold(self.surface.radius)  # a piece at rest keeps its class while its outline is there
         self.streaks = StreakFinder(plane, self.parallax, self.surface.radius_mm, self.top_z,
                                     {k: k != "marble" for k in self.kinds})
         self._roi(margin_mm)
@@ -116,6 +131,8 @@ class ClassicalDetector:
         self._expected: dict[str, tuple[float, float]] | None = None
         self._layout_pawns: list[tuple[float, float]] = []  # where the last layout told put pawns
         self.timings: dict[str, float] = {}
+        self.unidentified: tuple[Unidentified, ...] = ()  # the last frame's discs no colour class claims
+        self._strange: list[tuple[Unidentified, int]] = []  # ... while a frame is measured, with their blob
         self.still_threshold, self.refit_frames = int(still_threshold), int(refit_frames)
         self._cache: dict[tuple, tuple] = {}
         self._diameter_mm = 2.0 * min(self.surface.radius_mm.values())
@@ -195,7 +212,8 @@ class ClassicalDetector:
     colour_tolerance = property(lambda self: self.colours.colour_tolerance)
 
     def _classify(self, colours: np.ndarray, confident: list | None = None):
-        return self.colours.classify(colours, confident)
+        board = None if self.board_bgr is None else np.r_[self.board_bgr / (float(self.board_bgr.sum()) + 3.0), 0.0]
+        return self.colours.classify(colours, confident, board)
 
     def _adapt(self, samples: dict) -> None:
         self.colours.adapt(samples)
@@ -216,7 +234,10 @@ class ClassicalDetector:
         if self.background is None:
             raise VisionError("classical detector: learn the empty board before the colours")
         self._check(image)
-        ids = [p for p in layout if p == self.spec.striker or owner(p)]  # a player's piece or the striker
+        # a player's piece or the striker, on the field: a marble the layout has in the pit is seen down there
+        # in its shadow, and its colour is no colour the class has on the field
+        ids = [p for p in layout if (p == self.spec.striker or owner(p))
+               and not self._sunk(layout[p], self.surface.radius(self.spec.kind_of(p)[0]))]
         if not ids:
             raise VisionError("classical detector: the layout names no piece of this game")
         seeds = []
@@ -267,6 +288,7 @@ class ClassicalDetector:
         self._check(image)
         clock = time.perf_counter
         t0 = clock()
+        self._strange = []
         coarse = self._shrink(image)
         raw = image
         image, empty = self._normalise_light(image, coarse)
@@ -317,6 +339,7 @@ class ClassicalDetector:
             if old is not None:
                 cache[old[2]] = old
                 items.extend(_restamp(d, frame, t_s) for d in old[1])
+                self._strange += [(u, -1) for u in old[4]]
                 continue
             cx, cy = cents[i]
             local = self._cpx_mm2[min(int(cy), self._cpx_mm2.shape[0] - 1), min(int(cx), self._cpx_mm2.shape[1] - 1)]
@@ -351,16 +374,20 @@ class ClassicalDetector:
             # blob's to keep: cached, it would outlive that piece's leaving (a pawn knocked out of a row)
             own = [d for d in found if self._within(d, (x, y, w, h))]
             if own:  # a blob fitted with nothing in it is measured again next frame, not kept empty
-                cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), own, (x, y, w, h), frame)
+                strange = tuple(u for u, blob in self._strange if blob == i)
+                cache[(x, y, w, h)] = (coarse[y:y + h, x:x + w].copy(), own, (x, y, w, h), frame, strange)
             items.extend(found)
         self._cache = cache
         items = _one_per_piece(items)
+        self.hold.update([(d.kind, d.owner, d.centre_mm, d.score >= self.hold_score) for d in items
+                          if d.kind in self.kinds], t_s)
+        self.unidentified = _unclaimed(self._strange, items)
         if self._bat_unknown():
             colour = self.bat_search.settled([d for d in items if d.kind == self.spec.striker], frame)
             if colour is not None:
                 self.colours.put_down((self.spec.striker, None), colour)
         t4 = clock()
-        self._refresh(image, mask, raw)
+        self._refresh(image, mask, raw, self.hold.places())
         t5 = clock()
         self.timings = {"shrink+difference": t1 - t0, "blobs": t2 - t1, "rim fit": t3 - t2, "streaks": t3s - t3,
                         "occluders+assembly": t4 - t3s, "background upkeep": t5 - t4}
@@ -443,6 +470,11 @@ class ClassicalDetector:
                 classes[j] = cls
             for j, flag in zip(good, flags):
                 sure[j] = flag
+        # a whole, sharp outline only: where a piece has just left, a faint ring of it stays in the difference
+        # from the empty board for a moment, and given the class it would be a piece at rest there
+        self.hold.claim([f.centre_mm if f is not None and f.rays >= self.strange_min_rays
+                         and f.rms_mm <= 0.5 * self.max_rms_mm else None for f in fits],
+                        classes, [self.default_kind] * len(fits))
         # fit again from the first fit's centre where the seed was far off (the colour ring was then partly
         # off the piece) or the piece is of another kind than assumed (a bat: its own radius and height)
         r0 = self.surface.radius(self.default_kind)
@@ -462,6 +494,8 @@ class ClassicalDetector:
             self._unknown_bats(image, fits, classes, sure, frame)
         accepted = []
         for j, (fit, cls) in enumerate(zip(fits, classes)):
+            if fit is not None and cls is None:
+                self._note_strange(fit, owners[j])
             if fit is None or cls is None:
                 continue
             r = self.surface.radius(cls[0])
@@ -498,6 +532,21 @@ class ClassicalDetector:
                 kept.append((det, blob))
         return kept
 
+    def _note_strange(self, fit, blob: int) -> None:
+        """A fit no colour class claims is kept aside when it is a sharp disc of the seed's size (the default
+        kind's) with a colour unlike the board's (the board's texture can fit a faint disc of its own colour)."""
+        r = self.surface.radius(self.default_kind)
+        if fit.rays < self.strange_min_rays or fit.rms_mm > self.max_rms_mm or abs(fit.bias_mm) > 0.25 * r:
+            return
+        if self.board_bgr is not None:
+            board = np.r_[self.board_bgr / (float(self.board_bgr.sum()) + 3.0), 0.0]
+            if float(distance(fit.colour, board)) <= self.strange_from_board:
+                return
+        if self._sunk(fit.centre_mm, r):
+            return
+        centre = (round(float(fit.centre_mm[0]), 2), round(float(fit.centre_mm[1]), 2))
+        self._strange.append((Unidentified(centre, round(r + float(fit.bias_mm), 2)), blob))
+
     def _bat_unknown(self) -> bool:
         return self.bat_search.active and (self.spec.striker, None) not in self.prototypes
 
@@ -505,6 +554,9 @@ class ClassicalDetector:
     #: found all round and a colour unlike the board's (the board's own texture, a zone line's crossing, can
     #: fit a faint disc: the demo's mid-set layout had one at rays 0.71, the board's colour to 0.01)
     strange_min_rays, strange_from_board = 0.9, 0.2
+    #: the fit score (rays x residual) of a detection that may start a place a piece holds (``RestHold``): a
+    #: whole outline; the board's texture outlined as a faint disc scores 0.5-0.7
+    hold_score = 0.8
 
     def _unknown_bats(self, image, fits, classes, sure, frame: int) -> None:
         """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
@@ -520,10 +572,11 @@ class ClassicalDetector:
             return
         kind = self.spec.striker
         again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kind) for j in cand])
-        for j, f in zip(cand, again):
-            if self.bat_search.is_bat(f, self.max_rms_mm, strange[j]):
-                fits[j], classes[j], sure[j] = f, (kind, None), False
-                self.bat_search.seen(f.centre_mm, f.colour, frame)
+        bats = [(j, f) for j, f in zip(cand, again) if self.bat_search.is_bat(f, self.max_rms_mm, strange[j])]
+        if bats:  # there is one bat: of two such discs (a spare pawn of another set), the one of the bat's size
+            j, f = min(bats, key=lambda b: abs(b[1].bias_mm))
+            fits[j], classes[j], sure[j] = f, (kind, None), False
+            self.bat_search.seen(f.centre_mm, f.colour, frame)
 
     def _sunk(self, centre_mm, radius_mm: float) -> bool:
         """A marble over the pit by more than half its radius has fallen in: it is no longer on the field
@@ -657,9 +710,12 @@ class ClassicalDetector:
                          outline_mm=tuple((float(a), float(b)) for a, b in outline))
 
     # ------------------------------------------------------------------ empty board upkeep
-    def _refresh(self, image: np.ndarray, mask: np.ndarray, raw: np.ndarray | None = None) -> None:
+    def _refresh(self, image: np.ndarray, mask: np.ndarray, raw: np.ndarray | None = None,
+                 pieces: list | None = None) -> None:
         """Blend one band of rows of the empty board towards this frame where nothing was seen (``image``
-        in the empty board's light; not where the frame as taken, ``raw``, is saturated)."""
+        in the empty board's light; not where the frame as taken, ``raw``, is saturated, nor within two radii
+        of where a piece was found lately, ``pieces`` (board mm, kind): a faint piece whose edge falls under
+        the threshold would otherwise be blended in, fainter each frame, until it is gone)."""
         if self.refresh_rate <= 0:
             return
         x0, y0, x1, y1 = self.roi
@@ -674,6 +730,13 @@ class ClassicalDetector:
         quiet = cv2.resize(cv2.bitwise_not(busy), (x1 - x0, b - a), interpolation=cv2.INTER_NEAREST)
         if raw is not None and raw is not image:
             quiet = cv2.bitwise_and(quiet, cv2.inRange(raw[a:b, x0:x1], (0, 0, 0), (249, 249, 249)))
+        if pieces:
+            px = self.plane.to_image_px(np.array([at for at, _ in pieces], float))
+            px_per_mm = q / math.sqrt(self._mm2_per_cpx)
+            for (u, v), (_, kind) in zip(px, pieces):
+                r = 2.0 * self.surface.radius(kind) * px_per_mm
+                if a - r <= v <= b + r:
+                    cv2.circle(quiet, (int(round(u - x0)), int(round(v - a))), int(math.ceil(r)), 0, -1)
         acc = self._bg_acc[a:b, x0:x1]
         cv2.accumulateWeighted(image[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
         rounded = acc + 0.5  # np.clip(acc + 0.5, 0, 255).astype(np.uint8), without its temporary arrays
@@ -710,6 +773,18 @@ def _one_per_piece(items: list[Detection]) -> list[Detection]:
         return items
     keep = {id(d) for d in kept}
     return [d for d in items if d.is_occluder or id(d) in keep]
+
+
+def _unclaimed(strange: list[tuple[Unidentified, int]], items: list[Detection]) -> tuple[Unidentified, ...]:
+    """The discs no class claimed that are not a piece reported after all (another seed's fit on the same
+    piece did get a class), each once."""
+    out: list[Unidentified] = []
+    pieces = [d for d in items if not d.is_occluder]
+    for u, _ in strange:
+        if all(math.dist(u.centre_mm, d.centre_mm) > 1.2 * min(u.radius_mm, d.radius_mm) for d in pieces) \
+                and all(math.dist(u.centre_mm, k.centre_mm) > 1.2 * u.radius_mm for k in out):
+            out.append(u)
+    return tuple(out)
 
 
 def _restamp(det: Detection, frame: int, t_s: float) -> Detection:

@@ -5,7 +5,9 @@ it joined. From a few frames at rest (no hand or cue in view, the pieces still) 
 finds the discs on the board, its colour classes (the calibration's or the profile's piece colours) say
 whose each one is, and the bat, whatever its colour, is the disc of the bat's size lying anywhere on the
 board. Each disc must be seen in most of those frames, always with the same owner: a disc that changes
-owner between frames, or is seen only now and then, is listed as unsure, never given to a player.
+owner between frames, or is seen only now and then, is listed as unsure, never given to a player. A disc of
+a piece's size and shape whose colour matches no class (the detector's ``unidentified``) is listed, with its
+size, as unidentified: it is on the board but in no one's hands until the referee says whose it is.
 
 Ids are given in one stable order: per player from the near side of the board to the far one, then left
 to right (A1 is A's piece nearest -y). The result is a frozen value; what the camera cannot see (whose
@@ -38,11 +40,16 @@ STILL_MM = 3.0
 Point = tuple[float, float]
 
 
+#: the kind a disc of no colour class is followed as (never a kind of ``vision.types.KINDS``)
+UNIDENTIFIED = "unidentified"
+
+
 @dataclass(frozen=True)
 class BoardProposal:
     """The pieces seen at rest: ``pieces`` (id, place in board mm), ``unsure`` (discs no player could be
     given), ``bat`` (where it lies, None when it is not down) with its top face's colour (0..255 RGB),
-    ``frames`` (the frame indices looked at) and ``skipped`` (frames passed over: a hand or cue in view)."""
+    ``frames`` (the frame indices looked at), ``skipped`` (frames passed over: a hand or cue in view) and
+    ``unidentified`` (place in board mm, radius mm) of each piece-shaped disc whose colour is no class's."""
 
     game: str
     pieces: tuple[tuple[str, Point], ...]
@@ -51,6 +58,7 @@ class BoardProposal:
     bat_colour_rgb: tuple[int, int, int] | None = None
     frames: tuple[int, ...] = ()
     skipped: int = 0
+    unidentified: tuple[tuple[Point, float], ...] = ()
 
     @property
     def layout(self) -> dict[str, Point]:
@@ -64,13 +72,18 @@ class BoardProposal:
 class _Disc:
     """One disc followed over the frames: every sighting's place, kind and owner."""
 
-    def __init__(self, kind: str, owner: str | None, at: Point):
-        self.kinds, self.owners, self.places = [kind], [owner], [at]
+    def __init__(self, kind: str, owner: str | None, at: Point, radius_mm: float):
+        self.kinds, self.owners, self.places, self.radii = [kind], [owner], [at], [radius_mm]
 
-    def add(self, kind: str, owner: str | None, at: Point) -> None:
+    def add(self, kind: str, owner: str | None, at: Point, radius_mm: float) -> None:
         self.kinds.append(kind)
         self.owners.append(owner)
         self.places.append(at)
+        self.radii.append(radius_mm)
+
+    @property
+    def radius_mm(self) -> float:
+        return round(float(np.median(self.radii)), 1)
 
     @property
     def at(self) -> Point:
@@ -104,7 +117,8 @@ def propose(images: Iterable, plane, profile, background: list, appearance=None,
             if skipped > MAX_SKIPPED:
                 break
             continue
-        _follow(discs, [d for d in dets if not d.is_occluder], spec)
+        strange = [_Sighting(UNIDENTIFIED, None, u.centre_mm, u.radius_mm) for u in getattr(det, "unidentified", ())]
+        _follow(discs, [d for d in dets if not d.is_occluder] + strange, spec)
         used.append(index)
         if len(used) >= REST_FRAMES or any(d.moved_mm() > STILL_MM for d in discs):
             break
@@ -142,29 +156,42 @@ def _field_only(dets, surface) -> list:
     return [d for d in dets if not inside(d)]
 
 
+@dataclass(frozen=True)
+class _Sighting:
+    """A disc the detector saw but gave no class (its ``unidentified``), followed like a detection."""
+
+    kind: str
+    owner: None
+    centre_mm: Point
+    radius_mm: float
+
+
 def _follow(discs: list[_Disc], dets, spec) -> None:
     """Each detection joins the disc it lies on (within half a piece's radius), or starts a new one."""
     for d in dets:
         near = min(discs, key=lambda c: math.dist(c.places[-1], d.centre_mm), default=None)
         if near is not None and math.dist(near.places[-1], d.centre_mm) <= 0.5 * d.radius_mm:
-            near.add(d.kind, d.owner, d.centre_mm)
+            near.add(d.kind, d.owner, d.centre_mm, d.radius_mm)
         else:
-            discs.append(_Disc(d.kind, d.owner, d.centre_mm))
+            discs.append(_Disc(d.kind, d.owner, d.centre_mm, d.radius_mm))
 
 
 def _assign(spec, game: str, discs: list[_Disc], frames: int, used: tuple[int, ...], skipped: int, det, image,
             plane) -> BoardProposal:
     """Ids per player in the stable order; a disc seen in fewer than half the frames, or with two owners,
-    or more of a player's than the game has, is unsure."""
+    or more of a player's than the game has, is unsure; one that no colour class ever claimed is unidentified."""
     per_player: dict[str, list[Point]] = {p: [] for p in PLAYERS}
     unsure: list[Point] = []
+    unidentified: list[tuple[Point, float]] = []
     bat = None
     for disc in discs:
         if 2 * len(disc.places) < frames + 1 and frames > 1:
             unsure.append(disc.at)
             continue
         kinds, owners = set(disc.kinds), set(disc.owners)
-        if kinds == {spec.striker}:
+        if kinds == {UNIDENTIFIED}:
+            unidentified.append((disc.at, disc.radius_mm))
+        elif kinds == {spec.striker}:
             if bat is None:
                 bat = disc.at
             else:
@@ -180,7 +207,8 @@ def _assign(spec, game: str, discs: list[_Disc], frames: int, used: tuple[int, .
         unsure += places[limit:]
         pieces += [(f"{player}{i}", xy) for i, xy in enumerate(places[:limit], 1)]
     colour = _colour_rgb(image, plane, bat, spec.piece_radii_mm[spec.striker]) if bat is not None else None
-    return BoardProposal(game, tuple(pieces), tuple(sorted(unsure)), bat, colour, used, skipped)
+    return BoardProposal(game, tuple(pieces), tuple(sorted(unsure)), bat, colour, used, skipped,
+                         tuple(sorted(unidentified)))
 
 
 def _per_player(spec) -> int:
