@@ -109,8 +109,7 @@ class Resume:
     last_state: Mapping[str, Any] | None
     entries: int
     games: Mapping[int, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
-    start: Mapping[str, Any] | None = None  # the state the current game started from (None: the opening)
-    starts: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)  # the same for every game that has one
+    starts: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)  # the state each game started from, where journaled
     consumed: Mapping[str, int] = field(default_factory=dict)
     pending: tuple[Pending, ...] = ()
     reviews: tuple[Review, ...] = ()
@@ -306,7 +305,7 @@ class Journal:
                                  (game_no,)).fetchone()[0]
         return Resume(match=match, game_no=game_no, records=effective.get(game_no, ()), shots=tuple(current),
                       next_shot_no=top + 1, last_state=current[-1].state if current else None, entries=count,
-                      games=effective, start=starts.get(game_no), starts=starts, consumed=consumed,
+                      games=effective, starts=starts, consumed=consumed,
                       pending=tuple(seen.values()),
                       reviews=tuple(reviews.values()))
 

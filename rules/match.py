@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from .cvrnkana import CvrnkanaState, game_result, match_tally, match_totals
+from .game import PLAYERS
 
 __all__ = ["check_games", "result_of", "match_score"]
-
-PLAYERS = ("A", "B")
 
 
 def check_games(game: str, games: int) -> None:

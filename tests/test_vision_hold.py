@@ -24,14 +24,14 @@ def test_an_unclassified_fit_where_a_piece_lay_takes_its_class_and_only_there():
     assert hold.claim([(100.0, 50.0)], cls := [None], ["pawn"]) == [] and cls == [None]  # not a pawn's place
 
 
-def test_a_place_needs_a_sharp_fit_to_start_is_still_after_two_frames_and_is_forgotten_after_keep_s():
+def test_a_place_needs_a_sharp_fit_to_start_is_kept_by_a_fainter_one_and_is_forgotten_after_keep_s():
     hold = _hold()
     hold.update([("marble", "A", (0.0, 0.0), False)], 0.0)  # a faint fit (the board's texture) makes no place
     assert hold.places() == []
     hold.update([("marble", "A", (0.0, 0.0), True)], 0.1)
-    assert hold.places() == [((0.0, 0.0), "marble")] and hold.places(still=True) == []
+    assert hold.places() == [((0.0, 0.0), "marble")]
     hold.update([("marble", "A", (0.5, 0.0), False)], 0.2)  # a fainter fit of the same class keeps it
-    assert hold.places(still=True) == [((0.5, 0.0), "marble")]
+    assert hold.places() == [((0.5, 0.0), "marble")]
     hold.update([], 1.2)
     assert hold.places() == [((0.5, 0.0), "marble")]  # unseen for 1.0 s: still kept
     hold.update([], 1.21)

@@ -151,14 +151,13 @@ class ColourModel:
         d = d / tol[None, :]
         best = np.argmin(d, axis=1)
         second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
-        if confident is not None:
-            confident[:] = [bool(d[j, b] <= 0.6 and d[j, b] < 0.35 * second[j]) for j, b in enumerate(best)]
         # nearer the empty board's colour than its class's: the board's texture (a crack, a pebble's ring)
         # outlined as a disc, not a piece
         plain = distance(colours, board) if board is not None else np.full(len(d), np.inf)
+        piece = [bool(plain[j] >= raw[j, b]) for j, b in enumerate(best)]
         if confident is not None:
-            confident[:] = [c and bool(plain[j] >= raw[j, best[j]]) for j, c in enumerate(confident)]
-        return [classes[b] if d[j, b] <= 1.0 and d[j, b] < 0.6 * second[j] and plain[j] >= raw[j, b] else None
+            confident[:] = [piece[j] and bool(d[j, b] <= 0.6 and d[j, b] < 0.35 * second[j]) for j, b in enumerate(best)]
+        return [classes[b] if piece[j] and d[j, b] <= 1.0 and d[j, b] < 0.6 * second[j] else None
                 for j, b in enumerate(best)]
 
     def adapt(self, samples: Mapping[Class, list[np.ndarray]]) -> None:

@@ -128,6 +128,7 @@ class ClassicalDetector:
         self._quiet: np.ndarray | None = None  # coarse pixels where nothing was found on the last frame
         self._band = 0
         self.board_bgr: np.ndarray | None = None
+        self._board_colour: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
         self._layout_pawns: list[tuple[float, float]] = []  # where the last layout told put pawns
         self.timings: dict[str, float] = {}
@@ -202,6 +203,9 @@ class ClassicalDetector:
         self._bg_coarse = self._shrink(bg)
         self._quiet = None
         self.board_bgr = np.median(self._bg_coarse[self._mask > 0].reshape(-1, 3).astype(np.float32), axis=0)
+        # the empty board as a colour (shares, log brightness 0): what a faint fit of the board's own texture
+        # measures
+        self._board_colour = np.r_[self.board_bgr / (float(self.board_bgr.sum()) + 3.0), 0.0]
         self._from_appearance()
 
     # the colour model's state, as the detector's own (benches and tests read and set these)
@@ -212,8 +216,7 @@ class ClassicalDetector:
     colour_tolerance = property(lambda self: self.colours.colour_tolerance)
 
     def _classify(self, colours: np.ndarray, confident: list | None = None):
-        board = None if self.board_bgr is None else np.r_[self.board_bgr / (float(self.board_bgr.sum()) + 3.0), 0.0]
-        return self.colours.classify(colours, confident, board)
+        return self.colours.classify(colours, confident, self._board_colour)
 
     def _adapt(self, samples: dict) -> None:
         self.colours.adapt(samples)
@@ -536,16 +539,16 @@ class ClassicalDetector:
         """A fit no colour class claims is kept aside when it is a sharp disc of the seed's size (the default
         kind's) with a colour unlike the board's (the board's texture can fit a faint disc of its own colour)."""
         r = self.surface.radius(self.default_kind)
-        if fit.rays < self.strange_min_rays or fit.rms_mm > self.max_rms_mm or abs(fit.bias_mm) > 0.25 * r:
-            return
-        if self.board_bgr is not None:
-            board = np.r_[self.board_bgr / (float(self.board_bgr.sum()) + 3.0), 0.0]
-            if float(distance(fit.colour, board)) <= self.strange_from_board:
-                return
-        if self._sunk(fit.centre_mm, r):
+        if not self._is_strange(fit) or fit.rms_mm > self.max_rms_mm or abs(fit.bias_mm) > 0.25 * r \
+                or self._sunk(fit.centre_mm, r):
             return
         centre = (round(float(fit.centre_mm[0]), 2), round(float(fit.centre_mm[1]), 2))
         self._strange.append((Unidentified(centre, round(r + float(fit.bias_mm), 2)), blob))
+
+    def _is_strange(self, fit) -> bool:
+        """Found all round, with a colour unlike the empty board's: a disc that is there, of no class."""
+        return fit.rays >= self.strange_min_rays and (
+            self._board_colour is None or float(distance(fit.colour, self._board_colour)) > self.strange_from_board)
 
     def _bat_unknown(self) -> bool:
         return self.bat_search.active and (self.spec.striker, None) not in self.prototypes
@@ -562,9 +565,7 @@ class ClassicalDetector:
         """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
         striking zone is the bat, whatever its colour; its colour is learnt once it lies still."""
         r_pawn = self.surface.radius(self.default_kind)
-        board = np.r_[self.board_bgr / (float(self.board_bgr.sum()) + 3.0), 0.0] if self.board_bgr is not None else None
-        strange = [f is not None and classes[j] is None and f.rays >= self.strange_min_rays
-                   and (board is None or float(distance(f.colour, board)) > self.strange_from_board)
+        strange = [f is not None and classes[j] is None and self._is_strange(f)
                    and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
         cand = [j for j, f in enumerate(fits) if (classes[j] is None or classes[j][0] == self.default_kind)
                 and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]

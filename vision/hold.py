@@ -23,8 +23,8 @@ class RestHold:
 
     def __init__(self, radius_mm: Callable[[str], float], near_share: float = 0.25, keep_s: float = 1.0):
         self.radius_mm, self.near_share, self.keep_s = radius_mm, float(near_share), float(keep_s)
-        # (centre, class, t_s last found, found there on two frames running: at rest)
-        self._places: list[tuple[tuple[float, float], tuple[str, str | None], float, bool]] = []
+        # (centre, class, t_s last found)
+        self._places: list[tuple[tuple[float, float], tuple[str, str | None], float]] = []
 
     def claim(self, centres_mm: Sequence, classes: list, kinds: Sequence[str]) -> list[int]:
         """Give each unclassified fit (``classes[j]`` None, ``centres_mm[j]`` not None, fitted as a piece of
@@ -34,7 +34,7 @@ class RestHold:
             if c is None or cls is not None:
                 continue
             best = None
-            for at, held, _, _ in self._places:
+            for at, held, _ in self._places:
                 if held[0] != kinds[j]:
                     continue
                 d = math.dist(at, (float(c[0]), float(c[1])))
@@ -45,11 +45,10 @@ class RestHold:
                 given.append(j)
         return given
 
-    def places(self, still: bool = False) -> list[tuple[tuple[float, float], str]]:
-        """(board mm centre, kind) of every place a piece was found lately (``still``: only where it lay at
-        rest: found there on two frames running). The empty board's upkeep keeps off them (a faint piece
-        blended into the empty board would vanish for good)."""
-        return [(at, cls[0]) for at, cls, _, rest in self._places if rest or not still]
+    def places(self) -> list[tuple[tuple[float, float], str]]:
+        """(board mm centre, kind) of every place a piece was found lately. The empty board's upkeep keeps
+        off them (a faint piece blended into the empty board would vanish for good)."""
+        return [(at, cls[0]) for at, cls, _ in self._places]
 
     def update(self, found: Sequence, t_s: float) -> None:
         """Record a frame's pieces (``(kind, owner, centre_mm, sharp)``): each piece's place replaces those
@@ -61,9 +60,9 @@ class RestHold:
         for kind, who, c, sharp in found:
             at = (float(c[0]), float(c[1]))
             near = self.near_share * self.radius_mm(kind)
-            here = [p for p in places if math.dist(p[0], at) <= near]  # whoever stood there, this piece does now
-            places = [p for p in places if math.dist(p[0], at) > near]
-            kept = any(p[1] == (kind, who) for p in here)
+            here = [math.dist(p[0], at) <= near for p in places]  # whoever stood there, this piece does now
+            kept = any(h and p[1] == (kind, who) for h, p in zip(here, places))
+            places = [p for h, p in zip(here, places) if not h]
             if sharp or kept:  # a place is made by a whole, sharp outline; a fainter one only keeps it
-                fresh.append((at, (kind, who), t_s, kept))
+                fresh.append((at, (kind, who), t_s))
         self._places = places + fresh
