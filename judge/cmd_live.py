@@ -285,6 +285,18 @@ def _wait_for_start(gate, server, console, timeout_s: float | None = None, clock
     console.print("start state confirmed by the referee")
 
 
+def _report_maker(args, match):
+    """The dispute report of this match as it stands, for the referee's console: from the journal (read
+    only) and the clips kept so far."""
+    def make() -> str:
+        from .cmd_report import report_html
+
+        clips = None if args.no_clips else args.clips
+        return report_html(None, args.lang, journal=str(match.journal.path), clips=clips, calibration=args.calibration)
+
+    return make
+
+
 def _start_overlay(args, cal, match, console, gate=None):
     from .overlay import OverlayHub, OverlayServer, board_for, create_app, new_token
 
@@ -293,8 +305,8 @@ def _start_overlay(args, cal, match, console, gate=None):
     hub.state = match.snapshot()
     match.listeners.append(hub)
     try:
-        server = OverlayServer(create_app(hub, match, token, hosts=(args.overlay_host,), start=gate), args.overlay_host,
-                               args.overlay_port).start()
+        app = create_app(hub, match, token, hosts=(args.overlay_host,), start=gate, report=_report_maker(args, match))
+        server = OverlayServer(app, args.overlay_host, args.overlay_port).start()
     except OSError as exc:
         raise UserError(f"spectators' page: {exc}; use --overlay-port or --no-overlay") from None
     console.print(f"spectators' page: {server.url}  (for OBS: {server.url}?transparent=1)")

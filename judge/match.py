@@ -27,7 +27,7 @@ from .journal import Journal, Review, record_hash
 from .referee import Referee
 from .score_text import score_line
 
-__all__ = ["Match", "JudgedShot", "RefereeError"]
+__all__ = ["Match", "JudgedShot", "RefereeError", "fold_games"]
 
 Listener = Callable[[dict], None]
 REASON_CODE = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -86,32 +86,13 @@ class Match:
         none)."""
         self.game_no = resume.game_no
         self.shot_nos = [s.shot_no for s in resume.shots]
-        self.state, self.records, self.rulings = self._fold(resume, self.game_no, resume.records, self.shot_nos)
+        self.state, self.records, self.rulings = fold_game(self.engine, self.referee, resume, self.game_no, resume.records,
+                                                            self.shot_nos)
         self.hints = self.engine.hints(self.state, self.rulings[-1] if self.rulings else None)
-        self.finished = []
-        for game_no in range(1, self.game_no):
-            raws = resume.games.get(game_no, ())
-            state, _, _ = self._fold(resume, game_no, raws, range(1, len(raws) + 1))
-            if state.outcome is not None:
-                self.finished.append(result_of(state, game_no))
+        self.finished = finished_games(self.engine, self.referee, resume)
         self.consumed = dict(resume.consumed)
         self.reviews = {r.seq: r for r in resume.reviews}
         self.revision += 1
-
-    def _fold(self, resume, game_no: int, raws, shot_nos) -> tuple[Any, list[Shot], list[Any]]:
-        """Game ``game_no`` from its start state (``live --state`` for game 1, the journaled one of a game
-        opened or set later, else the opening) and its effective records: (state, records, rulings)."""
-        records = [parse_record(dict(r), f"journal game {game_no} shot {n}", self.game) for r, n in zip(raws, shot_nos)]
-        start = resume.starts.get(game_no) or (resume.match.get("start") if game_no == 1 else None)
-        state = self.engine.state_from_dict(start) if start else self.engine.initial()
-        rulings = []
-        for record in records:
-            step = self.referee.step(state, record, game_no)
-            if step.ruling is None:
-                raise RecordError(f"journal game {game_no}: a journaled shot is refused now: {step.error}")
-            state = step.state
-            rulings.append(step.ruling)
-        return state, records, rulings
 
     def score(self) -> dict[str, Any]:
         """The match score (``rules.match.match_score``): the games finished, the current one once over."""
@@ -373,3 +354,38 @@ def _on_surface(state: dict) -> dict:
     if "positions" in state:
         return dict(state["positions"])
     return {k: v for k, v in (state.get("field") or {}).items() if v is not None}
+
+
+def fold_game(engine, referee: Referee, resume, game_no: int, raws, shot_nos) -> tuple[Any, list[Shot], list[Any]]:
+    """Game ``game_no`` from its start state (``live --state`` for game 1, the journaled one of a game
+    opened or set later, else the opening) and its effective records: (state, records, rulings)."""
+    records = [parse_record(dict(r), f"journal game {game_no} shot {n}", engine.game) for r, n in zip(raws, shot_nos)]
+    start = resume.starts.get(game_no) or (resume.match.get("start") if game_no == 1 else None)
+    state = engine.state_from_dict(start) if start else engine.initial()
+    rulings = []
+    for record in records:
+        step = referee.step(state, record, game_no)
+        if step.ruling is None:
+            raise RecordError(f"journal game {game_no}: a journaled shot is refused now: {step.error}")
+        state = step.state
+        rulings.append(step.ruling)
+    return state, records, rulings
+
+
+def finished_games(engine, referee: Referee, resume) -> list[dict[str, Any]]:
+    """The results of the journaled games before the current one (a game the referee ended before it was
+    over has none)."""
+    out = []
+    for game_no in range(1, resume.game_no):
+        raws = resume.games.get(game_no, ())
+        state, _, _ = fold_game(engine, referee, resume, game_no, raws, range(1, len(raws) + 1))
+        if state.outcome is not None:
+            out.append(result_of(state, game_no))
+    return out
+
+
+def fold_games(engine, resume, games: int | None) -> dict[str, Any]:
+    """The match score of a journal, read only (``Resume``), as ``Match.score`` gives it for a running match."""
+    referee = Referee(engine, games)
+    state, _, _ = fold_game(engine, referee, resume, resume.game_no, resume.records, [s.shot_no for s in resume.shots])
+    return referee.score(state, resume.game_no, finished_games(engine, referee, resume))

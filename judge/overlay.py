@@ -217,13 +217,14 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
-def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None):  # noqa: C901 - one handler per endpoint
+def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, report=None):  # noqa: C901 - one handler per endpoint
     """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()``,
     ``unseen_flick(piece)``, ``open_reviews()``, ``settle(review)`` and ``set_state(state, review)``.
     ``hosts``: names besides this machine's that the page may be reached by (``HostCheck``). ``start``: the
-    start state proposed from the board, waiting for the referee (``judge.start_state.StartGate``), if any."""
+    start state proposed from the board, waiting for the referee (``judge.start_state.StartGate``), if any.
+    ``report``: makes the match's dispute report page as it stands (``judge.cmd_report.report_html``)."""
     from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
-    from fastapi.responses import FileResponse, Response, StreamingResponse
+    from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingResponse
     from fastapi.staticfiles import StaticFiles
     from .match import RefereeError
 
@@ -330,6 +331,12 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None):  # n
         if start is None:
             raise HTTPException(409, "no start state is waiting: this match did not start from the board")
         return act(start.confirm, body.state if body is not None else None)
+
+    @app.get("/api/referee/report", dependencies=[Depends(require_referee)])
+    def dispute_report():
+        if report is None:
+            raise HTTPException(404, "this judge keeps no journal to make the dispute report from")
+        return HTMLResponse(report(), headers={"Cache-Control": "no-store"})
 
     @app.post("/api/referee/unseen-flick", dependencies=[Depends(require_referee)])
     def unseen_flick(body: UnseenFlick | None = None):

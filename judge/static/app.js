@@ -164,6 +164,29 @@ async function referee(path, body) {
   }
 }
 
+// The dispute report needs the token, so it is fetched here and opened as a page of its own (print it from there).
+$("dispute-report").onclick = async () => {
+  const out = $("referee-result");
+  const token = $("token").value.trim();
+  const view = window.open("", "_blank");
+  try {
+    const res = await fetch("/api/referee/report", { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    if (!res.ok) {
+      const data = await res.json().catch(() => ({}));
+      if (view) view.close();
+      out.className = "error";
+      out.textContent = `Refused (${res.status}): ${data.detail || res.statusText}`;
+      return;
+    }
+    const url = URL.createObjectURL(new Blob([await res.text()], { type: "text/html" }));
+    if (view) view.location = url; else window.location = url;
+  } catch (err) {
+    if (view) view.close();
+    out.className = "error";
+    out.textContent = `Error: ${err}`;
+  }
+};
+
 $("undo").onclick = () => referee("undo");
 $("next-game").onclick = () => referee("next-game");
 $("unseen-flick").onclick = () => {
