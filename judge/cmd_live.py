@@ -305,7 +305,11 @@ def _start_overlay(args, cal, match, console, gate=None):
     hub.state = match.snapshot()
     match.listeners.append(hub)
     try:
-        app = create_app(hub, match, token, hosts=(args.overlay_host,), start=gate, report=_report_maker(args, match))
+        from .dispute_report import clip_evidence
+
+        evidence = clip_evidence(None if args.no_clips else args.clips, args.calibration, args.game)
+        app = create_app(hub, match, token, hosts=(args.overlay_host,), start=gate, report=_report_maker(args, match),
+                         evidence=evidence)
         server = OverlayServer(app, args.overlay_host, args.overlay_port).start()
     except OSError as exc:
         raise UserError(f"spectators' page: {exc}; use --overlay-port or --no-overlay") from None

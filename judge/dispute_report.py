@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from .errors import UserError
 
-__all__ = ["Instant", "ShotPage", "Decision", "MatchReport", "from_replay_report", "from_journal"]
+__all__ = ["Instant", "ShotPage", "Decision", "MatchReport", "from_replay_report", "from_journal", "clip_evidence"]
 
 #: a time whose 1-sigma is over this was not timed by the camera (two pieces touching at rest): shown as such
 UNTIMED_S = 0.5
@@ -234,6 +234,20 @@ def _journal_score(match: Mapping[str, Any], resume, game: str, profile) -> Mapp
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
+def clip_evidence(clips: str | Path | None, calibration: str | None, game: str):
+    """``(game_no, shot_no, record, ruling) -> [Instant]``: a shot's key instants with the crops cut from its
+    clip, for the referee's console while the match goes on."""
+    profile, _, cal = _profile_and_board(game, calibration)
+    cut = _Cutter(Path(clips) if clips else None, cal, profile)
+
+    def evidence(game_no: int, shot_no: int | None, record: Mapping[str, Any], ruling: Mapping[str, Any] | None):
+        page = ShotPage(game_no, shot_no, record.get("player"), float(record.get("t0", 0.0)), float(record.get("t1", 0.0)),
+                        ruling, None, True, record=record)
+        return cut.instants(page)
+
+    return evidence
+
+
 class _Cutter:
     """Crops for a journaled shot, cut from its clip (``gameGG/shotNNN.mp4``, times in ``shotNNN.json``)."""
 
@@ -243,10 +257,13 @@ class _Cutter:
     def page(self, page: ShotPage) -> ShotPage:
         from dataclasses import replace
 
-        from .evidence import key_instants
-
         if page.ruling is None and page.error is None:
             return page
+        return replace(page, instants=tuple(self.instants(page)))
+
+    def instants(self, page: ShotPage) -> list[Instant]:
+        from .evidence import key_instants
+
         keys = key_instants(page.record, self.profile, None, None, page.ruling) if page.record else []
         frames, why = self._frames(page, [k.t_s for k in keys])
         instants = []
@@ -255,7 +272,7 @@ class _Cutter:
             item = {"name": k.name, "kind": k.kind, "t_s": k.t_s, "t_err_s": k.t_err_s, "pieces": k.pieces,
                     "at_mm": k.at_mm, "positions_mm": k.positions_mm, "note": k.note}
             instants.append(_instant(item, png, "" if png is not None else why))
-        return replace(page, instants=tuple(instants))
+        return instants
 
     def _meta(self, page: ShotPage) -> Mapping[str, Any] | None:
         from .recorder import clip_paths
@@ -275,7 +292,7 @@ class _Cutter:
         meta = self._meta(page)
         clip = (meta or {}).get("clip")
         if not clip:
-            return [None] * len(times), "no clip was kept of this shot"
+            return [None] * len(times), "no clip of this shot has been written (yet)"
         if self.cal is None:
             return [None] * len(times), "no calibration to cut the crops with (--calibration)"
         from .recorder import clip_paths

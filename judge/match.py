@@ -230,6 +230,56 @@ class Match:
         self._tell(event)
         return event
 
+    def confirm(self, shot_no: int, by: str = "referee") -> dict:
+        """The referee looked at a flagged call of the current game and it stands as the camera made it: the
+        ruling is unchanged, the shot leaves the console's queue (journaled as a ``settle`` of the shot)."""
+        with self._lock:
+            self._flagged(shot_no)
+            self.journal.append_action("settle", self.game_no, {"by": by, "shot": shot_no, "how": "confirm"}, shot_no=shot_no)
+            event = {"type": "referee", "action": "confirm", "game_no": self.game_no, "shot_no": shot_no,
+                     "text": f"shot {shot_no}: referee decision: the call stands", "state": self.snapshot()}
+        self._tell(event)
+        return event
+
+    def decide(self, shot_no: int, code: str, value: str, by: str = "referee") -> dict:
+        """The referee decides a call the camera could not (``engine.DECISIONS``: Novuss's first contact, the
+        bat against the zone line): journaled as an override carrying the decision, and the game re-judged
+        from that shot, as the rules say with it. A decision the shot's record cannot bear (an opponent's
+        pawn first where the bat touched none) is refused before anything is written."""
+        with self._lock:
+            i = self._flagged(shot_no)
+            allowed = self.engine.DECISIONS.get(code)
+            if allowed is None:
+                raise RefereeError(f"{self.game} has no decision {code!r} (known: {', '.join(self.engine.DECISIONS) or 'none'})")
+            if value not in allowed:
+                raise RefereeError(f"{code} is decided as one of {', '.join(allowed)}, not {value!r}")
+            item = {"code": code, "value": value}
+            records = [r.to_dict() for r in self.records]
+            records[i]["referee"] = records[i].get("referee", []) + [item]
+            resume = self.journal.resume()
+            try:
+                fold_game(self.engine, self.referee, resume, self.game_no, records, self.shot_nos)
+            except RecordError as exc:
+                raise RefereeError(f"shot {shot_no}: the decision cannot stand: {exc}") from None
+            self.journal.append_action("override", self.game_no, {"by": by, "referee": [item]}, shot_no=shot_no)
+            self._reload()
+            ruling = self.rulings[self.shot_nos.index(shot_no)].to_dict(self.lang)
+            event = {"type": "referee", "action": "decide", "game_no": self.game_no, "shot_no": shot_no, "ruling": ruling,
+                     "text": f"shot {shot_no}: referee decision: {code.replace('_', ' ')} {value}", "state": self.snapshot()}
+        self._tell(event)
+        return event
+
+    def current_shots(self) -> tuple[int, list[tuple[int, Shot, Any]]]:
+        """The current game's number and its judged shots: (shot number, effective record, ruling) each."""
+        with self._lock:
+            return self.game_no, list(zip(self.shot_nos, self.records, self.rulings))
+
+    def _flagged(self, shot_no: int) -> int:
+        """The index of ``shot_no`` in the current game, which must be there."""
+        if shot_no not in self.shot_nos:
+            raise RefereeError(f"game {self.game_no} has no shot {shot_no}")
+        return self.shot_nos.index(shot_no)
+
     def unseen_flick(self, piece: str | None = None, by: str = "referee") -> dict:
         """Cvrnkaná: a flick the referee saw and the camera did not (it started and ended outside the view,
         e.g. an opening flick that stopped short of it). The engine writes the shot record (``piece``, by

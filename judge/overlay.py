@@ -148,6 +148,20 @@ class Override(BaseModel):
     note: str = Field(default="", max_length=200)
 
 
+class Confirm(BaseModel):
+    """Body of POST /api/referee/confirm: the flagged shot whose call stands."""
+
+    shot_no: int = Field(ge=1)
+
+
+class Decide(BaseModel):
+    """Body of POST /api/referee/decide: the referee's decision on a call the camera could not make."""
+
+    shot_no: int = Field(ge=1)
+    code: str = Field(min_length=1, max_length=40)
+    value: str = Field(min_length=1, max_length=40)
+
+
 class Settle(BaseModel):
     """Body of POST /api/referee/settle: the review item (a refused shot) whose state stands as it is."""
 
@@ -217,12 +231,15 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
-def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, report=None):  # noqa: C901 - one handler per endpoint
+def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, report=None,  # noqa: C901 - one handler per endpoint
+               evidence=None):
     """The FastAPI app. ``referee`` has ``undo()``, ``override(shot_no, code, note)``, ``next_game()``,
     ``unseen_flick(piece)``, ``open_reviews()``, ``settle(review)`` and ``set_state(state, review)``.
     ``hosts``: names besides this machine's that the page may be reached by (``HostCheck``). ``start``: the
     start state proposed from the board, waiting for the referee (``judge.start_state.StartGate``), if any.
-    ``report``: makes the match's dispute report page as it stands (``judge.cmd_report.report_html``)."""
+    ``report``: makes the match's dispute report page as it stands (``judge.cmd_report.report_html``).
+    ``evidence``: a shot's key instants with their crops, for the console's queue
+    (``judge.dispute_report.clip_evidence``)."""
     from fastapi import Depends, FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
     from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingResponse
     from fastapi.staticfiles import StaticFiles
@@ -306,6 +323,20 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, repor
     @app.post("/api/referee/next-game", dependencies=[Depends(require_referee)])
     def next_game():
         return act(referee.next_game)
+
+    @app.get("/api/referee/queue", dependencies=[Depends(require_referee)])
+    def queue():
+        from .console import review_queue
+
+        return {"queue": review_queue(referee, evidence)}
+
+    @app.post("/api/referee/confirm", dependencies=[Depends(require_referee)])
+    def confirm(body: Confirm):
+        return act(referee.confirm, body.shot_no)
+
+    @app.post("/api/referee/decide", dependencies=[Depends(require_referee)])
+    def decide(body: Decide):
+        return act(referee.decide, body.shot_no, body.code, body.value)
 
     @app.get("/api/referee/reviews", dependencies=[Depends(require_referee)])
     def reviews():

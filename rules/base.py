@@ -28,6 +28,9 @@ class Ruleset(Generic[S]):
     game: ClassVar[str] = ""
     name: ClassVar[str] = ""
     OPTIONS: ClassVar[tuple[str, ...]] = ()
+    #: calls the referee may decide where the camera could not: code -> the values (a ``Shot.referee`` item
+    #: ``{"code", "value"}`` then replaces what vision timed or measured); none by default
+    DECISIONS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     def __init__(self, geometry: Mapping[str, Any], **options: Any) -> None:
         self.geometry: dict[str, float] = dict(geometry)

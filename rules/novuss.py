@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .base import GameOver, Ruleset
 from .geometry import dist, disc_fits_in_rect, free_spot_on_circle, free_spot_on_line
@@ -71,6 +71,11 @@ def _state(positions: Mapping[str, tuple[float, float]], **kw: Any) -> NovussSta
     return NovussState(positions=tuple(sorted(pawns.items())), **kw)
 
 
+#: what the referee may decide on a shot where the camera could not (a ``Shot.referee`` item ``{"code", "value"}``):
+#: it replaces what vision timed or measured. Any other referee item is a foul the referee saw (``referee_foul``).
+DECISIONS: dict[str, tuple[str, ...]] = {"first_contact": ("own", "opponent", "both"), "bat_zone": ("in", "out")}
+
+
 @dataclass(frozen=True)
 class Stroke:
     """What happened in one stroke, read from the shot record (no rule applied yet)."""
@@ -86,6 +91,7 @@ class Stroke:
     bat_gone: Event | None
     bat_after: tuple[float, float] | None
     after: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    decided: Mapping[str, str] = field(default_factory=dict)  # the referee's decisions (``DECISIONS``) on this shot
 
 
 class Novuss(Ruleset[NovussState]):
@@ -94,6 +100,7 @@ class Novuss(Ruleset[NovussState]):
     game = "novuss"
     name = "novuss"
     OPTIONS = ("opponent_last_pawn_wins", "both_last_pawns", "bat_inside_zone_loses_turn", "position_tolerance_mm")
+    DECISIONS = DECISIONS
     #: Seed silent, federation: pocketing only the opponent's last pawn gives the opponent the set.
     opponent_last_pawn_wins = True
     #: Seed silent, federation: own and opponent's last pawns in one stroke -> "replay" (or "shooter_wins").
@@ -257,6 +264,9 @@ class Novuss(Ruleset[NovussState]):
         if bat_contacts:
             first_t = bat_contacts[0].t
             first = tuple(sorted({_partner(e) for e in bat_contacts if e.t - first_t <= self.same_time_s + 1e-12}))
+        decided = decisions_of(rec, where)
+        if "first_contact" in decided:
+            first = _decided_first(bat_contacts, player, decided["first_contact"], where)
         bat_gone = next((e for e in rec.events if e.piece == "bat" and e.kind in ("pocket", "off")), None)
         return Stroke(
             player=player, before=before, stroke="ricochet" if ricochet else "direct",
@@ -264,6 +274,7 @@ class Novuss(Ruleset[NovussState]):
             pocketed=tuple(piece_of(e) for e in rec.events_of("pocket") if e.piece != "bat"),
             off=tuple(e for e in rec.events_of("off") if e.piece != "bat"), bat_gone=bat_gone,
             bat_after=rec.after.get("bat"), after={**{k: v for k, v in before.items() if k not in gone}, **rec.after},
+            decided=decided,
         )
 
     # ----- the rules ------------------------------------------------------------------------------
@@ -322,8 +333,11 @@ class Novuss(Ruleset[NovussState]):
         shot = self.read(state, rec, where)
         p, o = shot.player, other(shot.player)
         calls, back = self.fouls(shot)
-        calls += [Call("referee_foul", p, evidence={"reason": r["code"]}) for r in rec.referee]
-        review = self.review_first_contact(shot, rec)
+        calls += [Call("referee_foul", p, evidence={"reason": r["code"]}) for r in rec.referee if r["code"] not in DECISIONS]
+        if "first_contact" in shot.decided:
+            review: Call | None = Call("first_contact_decided", p, evidence={"piece": list(shot.first)})
+        else:
+            review = self.review_first_contact(shot, rec)
         actions: list[Action] = []
         pos = {k: v for k, v in shot.after.items() if k != "bat"}
         pocketed = list(state.pocketed)
@@ -344,7 +358,7 @@ class Novuss(Ruleset[NovussState]):
             shot=state.shot + 1, game="novuss", player=p, calls=tuple(calls), actions=tuple(actions),
             next_player=None if outcome else new.to_move, game_over=outcome, score=self.score(new),
             pocketed={"A": tuple(k for k in potted_now if owner(k) == "A"), "B": tuple(k for k in potted_now if owner(k) == "B")},
-            stroke=shot.stroke, first_contact=_first_kind(shot), review=review is not None,
+            stroke=shot.stroke, first_contact=_first_kind(shot), review=review is not None and review.review,
         )
         return new, ruling
 
@@ -428,10 +442,13 @@ class Novuss(Ruleset[NovussState]):
             keeps = False
         if shot.bat_after is not None:
             margin = self.bat_zone_margin_mm(shot.bat_after, p)
-            if self.bat_in_zone(shot.bat_after, p):
+            decided = shot.decided.get("bat_zone")
+            if decided == "in" or decided is None and self.bat_in_zone(shot.bat_after, p):
                 calls.append(Call("bat_in_zone", p, evidence={"at": list(shot.bat_after), "margin_mm": round(margin, 2)}))
                 keeps = False
-            if self.position_tolerance_mm and abs(margin) <= self.position_tolerance_mm:
+            if decided is not None:
+                calls.append(Call("bat_zone_decided", p, evidence={"margin_mm": round(margin, 2)}))
+            elif self.position_tolerance_mm and abs(margin) <= self.position_tolerance_mm:
                 calls.append(Call("review_bat_zone", p, review=True, evidence={"margin_mm": round(margin, 2)}))
         if keeps:
             calls.append(Call("series_continues", p, evidence={"player": p}))
@@ -501,6 +518,32 @@ def _partner(ev: Event) -> str:
     """The piece the bat met in a contact event."""
     a, b = pair_of(ev)
     return b if a == "bat" else a
+
+
+def decisions_of(rec: Shot, where: str) -> dict[str, str]:
+    """The referee's decisions in a record (the last one of each kind counts), each value checked."""
+    out: dict[str, str] = {}
+    for r in rec.referee:
+        code = r["code"]
+        if code in DECISIONS:
+            value = r.get("value")
+            if value not in DECISIONS[code]:
+                raise RecordError(f"{where}: referee: {code} must be decided as one of {', '.join(DECISIONS[code])}, "
+                                  f"got {value!r}")
+            out[code] = str(value)
+    return out
+
+
+def _decided_first(contacts: Sequence[Event], player: str, value: str, where: str) -> tuple[str, ...]:
+    """What the bat touched first, as the referee decided: the first own pawn it touched, the first
+    opponent's, or both of them; a side the bat never touched in the record cannot be decided."""
+    mine = next((_partner(e) for e in contacts if owner(_partner(e)) == player), None)
+    theirs = next((_partner(e) for e in contacts if owner(_partner(e)) == other(player)), None)
+    wanted = {"own": (mine,), "opponent": (theirs,), "both": (mine, theirs)}[value]
+    if any(p is None for p in wanted):
+        side = "own pawn" if mine is None else "opponent's pawn"
+        raise RecordError(f"{where}: referee: first_contact {value}: the bat touched no {side} in this shot")
+    return tuple(sorted(p for p in wanted if p is not None))
 
 
 def _first_kind(shot: Stroke) -> str:

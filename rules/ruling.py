@@ -39,6 +39,8 @@ CODES: dict[str, str] = {
     "both_last_pawns": "novuss.federation.last_pawns_together",
     "review_first_contact": "novuss.II.3",
     "review_bat_zone": "novuss.III.5",
+    "first_contact_decided": "novuss.II.3",  # the referee decided a first contact the camera could not
+    "bat_zone_decided": "novuss.III.5",  # the referee decided where the bat came to rest
     "referee_foul": "novuss.general.3-5",
     # Cvrnkaná
     "coin_toss": "cvrnkana.1",

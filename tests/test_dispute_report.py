@@ -203,3 +203,16 @@ def test_the_console_button_opens_the_report_in_a_page_of_its_own(tmp_path):
     finally:
         srv.stop()
         journal.close()
+
+
+def test_the_console_s_evidence_is_cut_from_the_clip_of_the_shot(judged):
+    from judge.dispute_report import clip_evidence
+
+    evidence = clip_evidence(judged / "clips", str(judged / "calibration.json"), "novuss")
+    with Journal.open(judged / "match.sqlite") as j:
+        (shot,) = j.entries("shot")
+    instants = evidence(shot["game_no"], shot["shot_no"], shot["payload"]["record"], shot["payload"]["ruling"])
+    assert [k.name for k in instants][:1] == ["first_contact"] and all(k.png.startswith(b"\x89PNG") for k in instants)
+    missing = clip_evidence(judged / "no-clips", str(judged / "calibration.json"), "novuss")
+    assert {k.no_picture for k in missing(1, 1, shot["payload"]["record"], shot["payload"]["ruling"])} == \
+        {"no clip of this shot has been written (yet)"}

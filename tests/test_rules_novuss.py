@@ -135,6 +135,29 @@ def test_close_first_contact_within_timing_uncertainty_is_flagged_for_review():
     assert r.to_dict()["review"] is True
 
 
+def test_the_referee_decides_a_first_contact_the_camera_could_not_and_the_rules_follow():
+    events = [contact(0.1, "bat", "A1", t_err=0.0005), contact(0.1012, "bat", "B1", t_err=0.0005)]
+    moves = ({"A1": MID["A1"], "B1": MID["B1"]}, {"A1": (-200.0, 260.0), "B1": (-190.0, -150.0)}, events)
+    _, (opp,) = play(record(*moves, referee=[{"code": "first_contact", "value": "opponent"}]))
+    assert opp.first_contact == "opponent" and not opp.to_dict()["review"]
+    assert opp.codes()[:2] == ["opponent_pawn_first", "penalty_debt"] and opp.next_player == "B"
+    assert [c.evidence for c in opp.calls if c.code == "first_contact_decided"] == [{"piece": ["B1"]}]
+    _, (own,) = play(record(*moves, referee=[{"code": "first_contact", "value": "own"}]))
+    assert own.first_contact == "own" and own.codes() == ["no_pawn_pocketed", "first_contact_decided"]
+    _, (both,) = play(record(*moves, referee=[{"code": "first_contact", "value": "both"}]))
+    assert both.first_contact == "both" and "own_and_opponent_together" in both.codes()
+
+
+def test_a_decision_the_record_cannot_bear_is_refused_with_what_is_wrong():
+    own_only = record({"A1": MID["A1"]}, {"A1": (-200.0, 260.0)}, [contact(0.1, "bat", "A1")],
+                      referee=[{"code": "first_contact", "value": "opponent"}])
+    with pytest.raises(RecordError, match="first_contact opponent: the bat touched no opponent's pawn in this shot"):
+        play(own_only)
+    with pytest.raises(RecordError, match="first_contact must be decided as one of own, opponent, both, got 'maybe'"):
+        play(record({"A1": MID["A1"]}, {"A1": (-200.0, 260.0)}, [contact(0.1, "bat", "A1")],
+                    referee=[{"code": "first_contact", "value": "maybe"}]))
+
+
 def test_clear_first_contact_with_small_uncertainty_is_not_flagged():
     events = [contact(0.1, "bat", "A1", t_err=0.0002), contact(0.104, "bat", "B1", t_err=0.0002)]
     _, (r,) = play(record({"A1": MID["A1"], "B1": MID["B1"]}, {"A1": (-200.0, 260.0), "B1": (-190.0, -150.0)}, events))
@@ -304,6 +327,15 @@ def test_bat_zone_close_call_is_flagged_with_a_position_tolerance():
     rec = record({"A1": MID["A1"]}, {}, [contact(0.1, "bat", "A1"), pocket(0.3, "A1", "NW")], bat_after=(0.0, -382.0))
     _, (r,) = play(rec, position_tolerance_mm=1.0)
     assert "review_bat_zone" in r.codes() and r.to_dict()["review"]
+
+
+def test_the_referee_decides_a_close_bat_zone_call_either_way():
+    rec = lambda value: record({"A1": MID["A1"]}, {}, [contact(0.1, "bat", "A1"), pocket(0.3, "A1", "NW")],  # noqa: E731
+                               bat_after=(0.0, -382.0), referee=[{"code": "bat_zone", "value": value}])
+    _, (inside,) = play(rec("in"), position_tolerance_mm=1.0)
+    assert inside.codes() == ["bat_in_zone", "bat_zone_decided"] and inside.next_player == "B" and not inside.to_dict()["review"]
+    _, (out,) = play(rec("out"), position_tolerance_mm=1.0)
+    assert out.codes() == ["bat_zone_decided", "series_continues"] and out.next_player == "A"
 
 
 def test_referee_recorded_foul_is_a_penalty():

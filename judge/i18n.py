@@ -1,0 +1,2 @@
+def translator(lang):
+    return lambda s: s
