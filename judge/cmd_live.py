@@ -148,6 +148,7 @@ def run(args) -> int:
             if not args.no_clips:
                 from .recorder import ShotRecorder
                 recorder = ShotRecorder(args.clips, source.fps)
+            result = None
             try:
                 if gate is not None:
                     _wait_for_start(gate, server, console, args.confirm_timeout)
@@ -160,6 +161,8 @@ def run(args) -> int:
                 if recorder is not None:
                     recorder.close()
                 if server is not None:
+                    ended = result is not None and not source.live
+                    hub.close("The video has ended: judging is over." if ended else "The judge has stopped.")
                     server.stop()
         except (StartNotConfirmed, KeyboardInterrupt) as exc:
             # nothing was judged: a journal kept would be resumed from the opening, not from this board

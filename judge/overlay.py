@@ -70,6 +70,25 @@ class OverlayHub:
         self._lock = threading.Lock()
         self._clients: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = set()
         self._frame_waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self.closed = False
+
+    def close(self, text: str) -> None:
+        """The judge is stopping: every browser is told why (and stops trying to reconnect), the video
+        streams end and the WebSockets close, so the server can stop without cutting anything off."""
+        self.broadcast({"type": "ended", "text": text})
+        with self._lock:
+            self.closed = True
+            clients, waiters = list(self._clients), list(self._frame_waiters)
+        for loop, queue in clients:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+            except RuntimeError:
+                pass
+        for loop, event in waiters:
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:
+                pass
 
     # ----- from the judging thread ---------------------------------------------------------------
     def publish_frame(self, image, model: OverlayModel | None = None) -> None:
@@ -113,6 +132,9 @@ class OverlayHub:
         queue: asyncio.Queue = asyncio.Queue(maxsize=256)
         with self._lock:
             self._clients.add((asyncio.get_running_loop(), queue))
+            if self.closed:  # came after the judge stopped: told so, then closed
+                queue.put_nowait(json.dumps({"type": "ended", "text": "the judge has stopped"}))
+                queue.put_nowait(None)
         return queue
 
     def unsubscribe(self, queue: asyncio.Queue) -> None:
@@ -130,6 +152,8 @@ class OverlayHub:
             self._frame_waiters.add(key)
         try:
             while True:
+                if self.closed:
+                    raise HubClosed
                 jpeg, number = self.latest_jpeg()
                 if jpeg is not None and number != seen:
                     return jpeg, number
@@ -138,6 +162,10 @@ class OverlayHub:
         finally:
             with self._lock:
                 self._frame_waiters.discard(key)
+
+
+class HubClosed(Exception):
+    """The judge stopped: no more frames."""
 
 
 class Override(BaseModel):
@@ -250,6 +278,7 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, repor
     expected = token.encode()
     app = FastAPI(title="shotjudge overlay", docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(HostCheck, names=hosts)
+    app.state.hub = hub  # ``OverlayServer.stop`` ends its streams first
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def require_referee(authorization: str | None = Header(default=None)) -> None:
@@ -288,14 +317,17 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, repor
             # Chromium shows a part only when the next one starts: the first frame goes out twice,
             # and a still picture is repeated every second (which also keeps the connection alive).
             yield b"--frame\r\n"
-            jpeg, seen = await hub.next_jpeg(-1)
-            yield part(jpeg) + part(jpeg)
-            while True:
-                try:
-                    jpeg, seen = await asyncio.wait_for(hub.next_jpeg(seen), timeout=1.0)
-                except asyncio.TimeoutError:
-                    pass
-                yield part(jpeg)
+            try:
+                jpeg, seen = await hub.next_jpeg(-1)
+                yield part(jpeg) + part(jpeg)
+                while True:
+                    try:
+                        jpeg, seen = await asyncio.wait_for(hub.next_jpeg(seen), timeout=1.0)
+                    except asyncio.TimeoutError:
+                        pass
+                    yield part(jpeg)
+            except HubClosed:
+                return  # the judge stopped: the browser keeps the last picture
         return StreamingResponse(parts(), media_type="multipart/x-mixed-replace; boundary=frame",
                                  headers={"Cache-Control": "no-store"})
 
@@ -306,7 +338,11 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, repor
         try:
             await socket.send_text(json.dumps(hub.hello(), ensure_ascii=False))
             while True:
-                await socket.send_text(await queue.get())
+                text = await queue.get()
+                if text is None:  # the judge stopped (``OverlayHub.close``)
+                    await socket.close()
+                    break
+                await socket.send_text(text)
         except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
             pass  # browser gone, or the server is shutting down
         finally:
@@ -405,8 +441,16 @@ class OverlayServer:
         return f"http://{self.host}:{self.port}/"
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
+        """Stop serving: the hub's streams are ended first (``OverlayHub.close``, unless the caller closed it
+        with its own words), so the server stops gracefully; forcibly only if connections are still open
+        after a moment."""
+        if self._server is None or self._thread is None:
+            return
+        hub = getattr(getattr(self.app, "state", None), "hub", None)
+        if hub is not None and not hub.closed:
+            hub.close("The judge has stopped.")
+        self._server.should_exit = True
+        self._thread.join(timeout=2.0)
+        if self._thread.is_alive():
             self._server.force_exit = True
-        if self._thread is not None:
             self._thread.join(timeout=5.0)

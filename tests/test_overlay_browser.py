@@ -89,3 +89,40 @@ def test_transparent_mode_for_obs(server, page):
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
     assert not page.is_visible("#video") and not page.is_visible("#referee")
     assert page.evaluate("document.getElementById('video').getAttribute('src')") is None
+
+
+def test_on_a_phone_the_video_spans_the_screen_and_the_obs_overlay_is_one_tap_away(server):
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    srv, hub, match, _ = server
+    hub.publish_frame(np.dstack([np.full((360, 640), v, np.uint8) for v in (60, 110, 40)]))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+        phone.goto(srv.url, wait_until="domcontentloaded")
+        phone.wait_for_function("document.getElementById('video').naturalWidth === 640", timeout=5000)
+        box = phone.locator("#video").bounding_box()
+        assert box["width"] >= 0.9 * 390 and box["height"] >= 0.9 * 390 * 360 / 640
+        assert phone.get_attribute("#obs-link", "href") == "?transparent=1" and phone.is_visible("#obs-link")
+        phone.click("#obs-link")
+        phone.wait_for_function("document.body.classList.contains('transparent')", timeout=5000)
+        assert not phone.is_visible("#obs-link")
+        browser.close()
+
+
+def test_when_the_judge_stops_the_page_says_so_and_the_server_stops_without_a_traceback(server, page, capfd):
+    srv, hub, match, _ = server
+    hub.publish_frame(np.dstack([np.full((240, 320), v, np.uint8) for v in (60, 110, 40)]))
+    match.judge(parse_record(make_records(1)[0]))
+    page.goto(srv.url, wait_until="domcontentloaded")
+    page.wait_for_function("document.getElementById('video').naturalWidth === 320", timeout=5000)  # MJPEG open
+    page.wait_for_selector("#connection:text('live')", timeout=5000)
+    hub.close("The video has ended: judging is over.")
+    srv.stop()
+    page.wait_for_selector("#connection.ended", timeout=5000)
+    assert page.inner_text("#connection") == page.inner_text("#notice") == "The video has ended: judging is over."
+    assert page.inner_text("#call-head").startswith("Game 1 · shot 1")  # the last call stays on the page
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "CancelledError" not in err

@@ -111,6 +111,8 @@ function notice(text) {
 
 function handle(msg) {
   if (msg.type === "hello") {
+    if (ended) $("video").src = `/video.mjpg?${Date.now()}`;  // a judge started again: its video
+    ended = false;
     board = msg.board || {};
     // Cvrnkaná: the camera sees only the pit, so the referee enters the flicks played outside its view
     $("unseen").hidden = board.game !== "cvrnkana";
@@ -124,6 +126,10 @@ function handle(msg) {
     if (msg.state && msg.state.last) showCall(msg.state.last);
     else { $("call-head").textContent = "waiting for the first shot…"; $("calls").textContent = ""; }
     notice(msg.text);
+  } else if (msg.type === "ended") {  // the judge stopped (a video played to its end): no reconnecting
+    ended = true;
+    notice(msg.text);
+    $("connection").textContent = msg.text;
   } else if (msg.type === "gap" || msg.type === "message" || msg.type === "unjudged") {
     if (msg.state) showState(msg.state);
     notice(msg.text);
@@ -131,6 +137,7 @@ function handle(msg) {
 }
 
 let retry = 500;
+let ended = false;
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
   ws.onopen = () => { retry = 500; $("connection").textContent = "live"; $("connection").className = ""; };
@@ -140,6 +147,11 @@ function connect() {
     document.dispatchEvent(new CustomEvent("shotjudge:message", { detail: msg }));  // the console (console.js) listens
   };
   ws.onclose = () => {
+    if (ended) {  // the page keeps the last picture and call; a judge started again is picked up
+      $("connection").className = "ended";
+      setTimeout(connect, 8000);
+      return;
+    }
     $("connection").textContent = "reconnecting…";
     $("connection").className = "offline";
     setTimeout(connect, retry);
