@@ -239,11 +239,18 @@ def clip_evidence(clips: str | Path | None, calibration: str | None, game: str):
     clip, for the referee's console while the match goes on."""
     profile, _, cal = _profile_and_board(game, calibration)
     cut = _Cutter(Path(clips) if clips else None, cal, profile)
+    done: dict[tuple[int, int | None, float], list[Instant]] = {}  # each clip decoded once its crops are all there
 
     def evidence(game_no: int, shot_no: int | None, record: Mapping[str, Any], ruling: Mapping[str, Any] | None):
+        key = (game_no, shot_no, float(record.get("t0", 0.0)))
+        if key in done:
+            return done[key]
         page = ShotPage(game_no, shot_no, record.get("player"), float(record.get("t0", 0.0)), float(record.get("t1", 0.0)),
                         ruling, None, True, record=record)
-        return cut.instants(page)
+        found = cut.instants(page)
+        if found and all(k.png for k in found):
+            done[key] = found
+        return found
 
     return evidence
 
