@@ -183,12 +183,12 @@ def lens_for(image_size, lens: str | None = None, lens_from: str | None = None, 
 def _check_outputs(args) -> None:
     """Where the calibration and its preview go, checked before any work."""
     from judge.errors import UserError
+    from judge.options import output_path
 
-    for option, path in (("--out", Path(args.out)), ("--preview", Path(args.preview) if args.preview else None)):
-        if path is not None and not path.resolve().parent.is_dir():
-            raise UserError(f"{option} {path}: folder {path.parent} does not exist")
     if args.preview and Path(args.preview).suffix.lower() != ".png":
         raise UserError("--preview must be a .png file")
+    for option, path in (("--out", args.out), ("--preview", args.preview)):
+        output_path(option, path)  # its folder made, or one line saying why it cannot be
 
 
 def run(args) -> int:

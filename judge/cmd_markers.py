@@ -24,10 +24,12 @@ def run(args) -> int:
     from calibration.profile import profile_for
     from calibration.sheets import charuco_pages, marker_pages, save_pages, sheet_subject, sheet_title
     from judge.errors import UserError
+    from judge.options import output_path
 
     if not 72 <= args.dpi <= 1200:
         raise UserError(f"--dpi must be 72-1200, got {args.dpi}")
     profile = profile_for(args.game, args.profile)
+    output_path("--out", args.out)  # its folder made, or one line saying why it cannot be
     if args.charuco:
         pages = charuco_pages(CharucoSpec(), args.dpi)
         paths = save_pages(pages, args.out, args.dpi, sheet_title(profile, charuco=True))

@@ -16,6 +16,7 @@ import json
 import sys
 
 from .errors import UserError
+from .i18n import N_
 from .options import add_games_arg, match_games
 
 __all__ = ["register", "run"]
@@ -33,7 +34,7 @@ def register(sub) -> None:
     p.add_argument("--first", default="A", choices=["A", "B"], help="Novuss: who strikes first in game 1")
     p.add_argument("--toss-winner", default="A", choices=["A", "B"],
                    help="Cvrnkaná: who won the coin toss (starts the odd games, clause 1)")
-    add_games_arg(p, "the games the records hold (Cvrnkaná: an even number)")
+    add_games_arg(p, N_("the games the records hold (Cvrnkaná: an even number)"))
     p.add_argument("--json", action="store_true", help="the match score as one JSON object")
     p.set_defaults(func=run, game_number=1)
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from judge.errors import UserError
+from judge.i18n import N_, add_lang_arg
 from judge.options import add_games_arg, match_games
 
 __all__ = ["register", "run", "read_records", "initial_state"]
@@ -25,7 +26,7 @@ def register(sub) -> None:
     p.add_argument("--game", required=True, choices=list(GAMES))
     p.add_argument("--ruleset", help="a variant by name (novuss-seed); default: the game's own")
     p.add_argument("--profile", help="table/field profile name or file (default: the game's default profile)")
-    p.add_argument("--lang", default="en", choices=["en", "cs", "ru"], help="language of the call texts")
+    add_lang_arg(p)
     p.add_argument("--first", default="A", choices=["A", "B"], help="Novuss: who strikes first")
     p.add_argument("--toss-winner", default="A", choices=["A", "B"], help="Cvrnkaná: who won the coin toss")
     p.add_argument("--game-number", type=int, default=1, help="Cvrnkaná: number of this game in the match")
@@ -33,7 +34,7 @@ def register(sub) -> None:
     p.add_argument("--state", metavar="FILE", help="start state: judge the records from this game state (JSON, as for "
                                                     "replay and live); default: the opening (--first, --toss-winner)")
     p.add_argument("--print-state", action="store_true", help="print the final game state instead of the rulings")
-    add_games_arg(p, "the records are of one game (a record after it ends is refused)")
+    add_games_arg(p, N_("the records are of one game (a record after it ends is refused)"))
     p.set_defaults(func=run)
 
 

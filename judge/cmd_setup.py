@@ -82,7 +82,7 @@ def _run(args, show) -> int:
                         f"a video of the table use shotjudge calibrate")
     first = args.step in ("all", "camera")
     out = Path(args.out)
-    if not (out.is_dir() or first and out.resolve().parent.is_dir()):
+    if not (out.is_dir() or first):  # the first step makes the folder (and its parents)
         raise UserError(f"--out {out}: no such folder" + ("" if first else " (run --step camera first)"))
     view = empty = pieces = None
     fix: list[str] = []
@@ -100,7 +100,7 @@ def _run(args, show) -> int:
             calibration, pieces, fix = _pieces(args, source, calibration, _read_empty(out, calibration)
                                                if empty is None else empty, out)
             show(NAMES["pieces"], pieces)
-    out.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     with staged_files() as stage:  # this run's files: all of them, or none
         if args.step != "empty":
             save_calibration(calibration, out / NAMES["calibration"], stage)

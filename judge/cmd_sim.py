@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge.errors import UserError
+from judge.i18n import _
 
 __all__ = ["register", "run", "replay_command"]
 
@@ -25,7 +26,8 @@ def register(sub) -> None:
     p.add_argument("--fps", type=float, default=60.0, help="frames per second of the video and truth (1..1000)")
     p.add_argument("--size", default="1280x720", metavar="WxH", help="video size WIDTHxHEIGHT (default 1280x720)")
     p.add_argument("--profile", help="table/field profile name or file (default: the game's default profile)")
-    p.add_argument("--out", metavar="DIR", help="output folder: new, empty, or an earlier output of this command (replaced)")
+    p.add_argument("--out", metavar="DIR", help=_("output folder, required (except with --list): new, empty, or an earlier "
+                                                  "output of this command (replaced); missing parent folders are made"))
     p.add_argument("--video", dest="video", action="store_true", help="render the video (default)")
     p.add_argument("--no-video", dest="video", action="store_false", help="ground truth only, no video")
     p.add_argument("--yolo", action="store_true", help="also write YOLO images/, labels/ and data.yaml")

@@ -7,8 +7,9 @@ command again: the dataset is reused and training resumes from ``runs/train/NAME
 from __future__ import annotations
 
 from judge.errors import UserError
+from judge.i18n import _
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "check_learned_extra"]
 
 
 def register(sub) -> None:
@@ -45,7 +46,18 @@ def register(sub) -> None:
     p.set_defaults(func=run, resume=True)
 
 
+def check_learned_extra(find_spec=None) -> None:
+    """``train`` needs ultralytics (the ``learned`` extra) for its last step: refuse at once, before the dataset
+    is rendered (minutes to hours), not with a traceback at the end."""
+    if find_spec is None:
+        from importlib.util import find_spec
+    if find_spec("ultralytics") is None:
+        raise UserError(_("train needs the learned detector's packages (ultralytics): pip install '.[learned]'"))
+
+
 def run(args) -> int:
+    if not args.data_only:
+        check_learned_extra()
     from judge.training.train import DataSpec, TrainSpec, build_dataset, export, merge_datasets, train
 
     try:

@@ -27,6 +27,8 @@ from rules import Shot
 from rules.match import result_of
 
 from .errors import UserError
+from .gap_text import gap_text
+from .i18n import _
 from .referee import Referee
 from .review import vision_review
 from .setup import check_calibration, make_vision, read_background
@@ -183,7 +185,7 @@ class Replay:
         no = len(self.shots) + 1
         if step.new_game is not None:
             self.finished.append(result_of(self.state, self.game_no))
-            self.notes.append(f"game {self.game_no} is over; shot {no} starts game {step.game_no}")
+            self.notes.append(_("game {game_no} is over; shot {no} starts game {next_game}").format(game_no=self.game_no, no=no, next_game=step.game_no))
         self.game_no, self.state, self.hints = step.game_no, step.state, step.hints
         self.revision += 1
         if step.ruling is None:
@@ -214,7 +216,7 @@ class Replay:
 
     def note_gap(self, gap) -> None:
         self.gaps.append(gap)
-        self.notes.append(gap.describe())
+        self.notes.append(gap_text(gap))
 
     def note(self, text: str, **_: Any) -> None:
         self.notes.append(text)
