@@ -33,37 +33,34 @@ def escape(text: str) -> str:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("live", help="judge a match live from a camera, stream or file",
+    p = subparsers.add_parser("live", help=_("judge a match live from a camera, stream or file"),
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=("novuss", "cvrnkana"))
-    p.add_argument("--source", required=True, help="picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR")
-    p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate`")
+    p.add_argument("--source", required=True, help=_("picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR"))
+    p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate`"))
     p.add_argument("--background", help=_("picture(s) of the empty board from this camera: a file or a folder; required with "
                                               "the classical detector (the default), not with --detector learned"))
-    p.add_argument("--state", help="start state: the game state the match starts from (JSON, as for replay; default: "
-                                   "the opening); kept in a new journal, a resumed one keeps its own")
+    p.add_argument("--state", help=_("start state: the game state the match starts from (JSON, as for replay; default: the opening); kept in a new journal, a resumed one keeps its own"))
     add_detector_args(p)
     add_start_args(p)
-    p.add_argument("--ruleset", help="rule variant (default: the game's, e.g. novuss-seed)")
+    p.add_argument("--ruleset", help=_("rule variant (default: the game's, e.g. novuss-seed)"))
     add_games_arg(p)
-    p.add_argument("--journal", default=None, help="match journal (SQLite; default: match-<game>.sqlite); "
-                                                   "an existing one is resumed")
-    p.add_argument("--clips", default="clips", help="folder for the per-shot clips (default: clips)")
-    p.add_argument("--no-clips", action="store_true", help="do not record clips")
+    p.add_argument("--journal", default=None, help=_("match journal (SQLite; default: match-<game>.sqlite); an existing one is resumed"))
+    p.add_argument("--clips", default="clips", help=_("folder for the per-shot clips (default: clips)"))
+    p.add_argument("--no-clips", action="store_true", help=_("do not record clips"))
     add_lang_arg(p)
-    p.add_argument("--fps", type=frame_rate, help="camera frame rate to request (or the rate of an image folder)")
-    p.add_argument("--size", type=_size, help="camera resolution to request, WxH")
-    p.add_argument("--exposure-us", type=int, help="Pi camera: locked exposure time in µs")
-    p.add_argument("--colour-gains", type=_gains, help="Pi camera: locked red,blue gains (default: measured, then locked)")
-    p.add_argument("--queue", type=count(1, 100000), default=64, help="frames buffered between capture and judging (oldest dropped)")
-    p.add_argument("--max-reconnects", type=count(0, 1000), default=5, help="reopen attempts when a camera stops delivering")
-    p.add_argument("--overlay-host", default="127.0.0.1", help="address of the spectators' page (default: this machine only)")
+    p.add_argument("--fps", type=frame_rate, help=_("camera frame rate to request (or the rate of an image folder)"))
+    p.add_argument("--size", type=_size, help=_("camera resolution to request, WxH"))
+    p.add_argument("--exposure-us", type=int, help=_("Pi camera: locked exposure time in µs"))
+    p.add_argument("--colour-gains", type=_gains, help=_("Pi camera: locked red,blue gains (default: measured, then locked)"))
+    p.add_argument("--queue", type=count(1, 100000), default=64, help=_("frames buffered between capture and judging (oldest dropped)"))
+    p.add_argument("--max-reconnects", type=count(0, 1000), default=5, help=_("reopen attempts when a camera stops delivering"))
+    p.add_argument("--overlay-host", default="127.0.0.1", help=_("address of the spectators' page (default: this machine only)"))
     p.add_argument("--overlay-port", type=port, default=8080)
-    p.add_argument("--no-overlay", action="store_true", help="no spectators' page")
-    p.add_argument("--token", default=None, help="referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, printed once)")
+    p.add_argument("--no-overlay", action="store_true", help=_("no spectators' page"))
+    p.add_argument("--token", default=None, help=_("referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, printed once)"))
     p.add_argument("--confirm-timeout", type=_seconds, default=None, metavar="S",
-                   help="--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed the "
-                        "start state within S seconds (default: wait as long as it takes)")
+                   help=_("--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed the start state within S seconds (default: wait as long as it takes)"))
     p.set_defaults(func=run)
 
 
@@ -81,7 +78,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a number of seconds above 0, got {text}").format(text=repr(text)))
     return value
 
 
@@ -90,7 +87,7 @@ def _size(text: str) -> tuple[int, int]:
         w, h = text.lower().split("x")
         return int(w), int(h)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT like 1280x720, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("size must be WIDTHxHEIGHT like 1280x720, got {text}").format(text=repr(text))) from None
 
 
 def _gains(text: str) -> tuple[float, float]:
@@ -98,7 +95,7 @@ def _gains(text: str) -> tuple[float, float]:
         r, b = text.split(",")
         return float(r), float(b)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"colour gains must be RED,BLUE like 2.1,1.7, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("colour gains must be RED,BLUE like 2.1,1.7, got {text}").format(text=repr(text))) from None
 
 
 def make_pipeline(calibration, fps: float, game: str, background=(), **vision):
@@ -119,8 +116,7 @@ def run(args) -> int:
 
     games = match_games(args.game, args.games)
     if args.confirm_timeout is not None and not args.start_from_board:
-        raise UserError("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's "
-                        "proposal: give --start-from-board, or drop --confirm-timeout")
+        raise UserError(_("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's proposal: give --start-from-board, or drop --confirm-timeout"))
     console = Console(highlight=False, stderr=False)
     opening = _opening(args, console)
     source = open_source(args.source, max_reconnects=args.max_reconnects,
@@ -177,8 +173,7 @@ def run(args) -> int:
             if not kept:
                 _discard_journal(journal_path)
             if isinstance(exc, StartNotConfirmed):
-                raise StartNotConfirmed(f"{exc}; nothing judged, {journal_path} "
-                                        f"{'kept' if kept else 'not kept'}") from None
+                raise StartNotConfirmed(_("{exc}; nothing judged, {journal_path} {value}").format(exc=exc, journal_path=journal_path, value='kept' if kept else 'not kept')) from None
             raise
         finally:
             journal.close()
@@ -251,14 +246,13 @@ def _board_start(args, engine, cal, background, source, journal_path, match_info
     from .start_state import StartGate, asked, board_proposal, describe, facts_from_args, proposed_state
 
     if args.state is not None:
-        raise UserError("--state and --start-from-board both say where the match starts: give one of them")
+        raise UserError(_("--state and --start-from-board both say where the match starts: give one of them"))
     if journal_path.exists():
         console.print("[yellow]" + escape(_("{journal} is resumed: it keeps its own start state (--start-from-board not "
                                              "used)").format(journal=journal_path)) + "[/]")
         return None
     if args.no_overlay and not args.confirm:
-        raise UserError("--start-from-board needs the referee to confirm the proposal: on the spectators' page "
-                        "(drop --no-overlay) or with --confirm")
+        raise UserError(_("--start-from-board needs the referee to confirm the proposal: on the spectators' page (drop --no-overlay) or with --confirm"))
     facts = facts_from_args(args)
     proposal = board_proposal(source, cal, background)
     source.close()  # judging starts from the first frame again
@@ -286,8 +280,7 @@ def _wait_for_start(gate, server, console, timeout_s: float | None = None, clock
     while True:
         waited_s = clock() - start_s
         if timeout_s is not None and waited_s >= timeout_s:
-            raise StartNotConfirmed(f"the referee did not confirm the start state within {timeout_s:g} s "
-                                    f"(--confirm-timeout {timeout_s:g})")
+            raise StartNotConfirmed(_("the referee did not confirm the start state within {timeout_s} s (--confirm-timeout {timeout_s})").format(timeout_s=format(timeout_s, 'g')))
         if waited_s >= (reminders + 1) * remind_s:
             reminders = int(waited_s // remind_s)
             console.print(_("still waiting for the referee to confirm the start state ({minutes} min)...").format(
@@ -311,7 +304,7 @@ def _start_overlay(args, cal, match, console, gate=None):
         server = OverlayServer(create_app(hub, match, token, hosts=(args.overlay_host,), start=gate), args.overlay_host,
                                args.overlay_port).start()
     except OSError as exc:
-        raise UserError(f"spectators' page: {exc}; use --overlay-port or --no-overlay") from None
+        raise UserError(_("spectators' page: {exc}; use --overlay-port or --no-overlay").format(exc=exc)) from None
     console.print(escape(_("spectators' page: {url}  (for OBS: {url}?transparent=1)").format(url=server.url)))
     if not (args.token or os.environ.get("SHOTJUDGE_REFEREE_TOKEN")):
         print(_("referee token (shown once): {token}").format(token=token), file=sys.stderr)

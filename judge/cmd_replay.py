@@ -44,23 +44,23 @@ EPILOG = """exit status:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("replay", help="judge a recorded match from its video (report, overlay, dispute view)",
+    p = subparsers.add_parser("replay", help=_("judge a recorded match from its video (report, overlay, dispute view)"),
                               description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("video", metavar="VIDEO", help="the recorded match (a video file or a folder of images)")
-    p.add_argument("--game", required=True, help="novuss or cvrnkana")
-    p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate` for this camera")
+    p.add_argument("video", metavar="VIDEO", help=_("the recorded match (a video file or a folder of images)"))
+    p.add_argument("--game", required=True, help=_("novuss or cvrnkana"))
+    p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate` for this camera"))
     p.add_argument("--background", help=_("picture(s) of the empty board from this camera: a file or a folder; required with "
                                               "the classical detector (the default), not with --detector learned"))
-    p.add_argument("--state", help="start state: the game state at the start of the video (JSON); default: the opening")
-    p.add_argument("--ruleset", help="rule variant (default: the game's)")
-    p.add_argument("--report", help="write the report here (JSON; evidence crops go to <name>_files/ beside it)")
-    p.add_argument("--overlay", help="write the video with tracks, zones, contacts and calls drawn (MP4)")
+    p.add_argument("--state", help=_("start state: the game state at the start of the video (JSON); default: the opening"))
+    p.add_argument("--ruleset", help=_("rule variant (default: the game's)"))
+    p.add_argument("--report", help=_("write the report here (JSON; evidence crops go to <name>_files/ beside it)"))
+    p.add_argument("--overlay", help=_("write the video with tracks, zones, contacts and calls drawn (MP4)"))
     add_lang_arg(p)
-    p.add_argument("--fps", type=frame_rate, help="frame rate, when the video does not say it (or an image folder)")
-    p.add_argument("--shot", type=int, help="render the dispute view of this shot (numbered from 1 through the video)")
-    p.add_argument("--slow", type=int, default=8, help="dispute view: output frames per video frame (default 8)")
-    p.add_argument("--dispute", help="dispute view file (default: shotNNN_dispute.mp4 in the current folder)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--fps", type=frame_rate, help=_("frame rate, when the video does not say it (or an image folder)"))
+    p.add_argument("--shot", type=int, help=_("render the dispute view of this shot (numbered from 1 through the video)"))
+    p.add_argument("--slow", type=int, default=8, help=_("dispute view: output frames per video frame (default 8)"))
+    p.add_argument("--dispute", help=_("dispute view file (default: shotNNN_dispute.mp4 in the current folder)"))
+    p.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     add_games_arg(p)
     add_detector_args(p)
     add_start_args(p)
@@ -81,12 +81,12 @@ def run(args) -> int:
     from .report import write_outputs
 
     if args.game not in GAMES:
-        raise UserError(f"unknown game {args.game!r} (expected novuss or cvrnkana)")
+        raise UserError(_("unknown game {game} (expected novuss or cvrnkana)").format(game=repr(args.game)))
     games = match_games(args.game, args.games)
     if args.shot is not None and args.shot < 1:
-        raise UserError(f"--shot must be 1 or more, got {args.shot}")
+        raise UserError(_("--shot must be 1 or more, got {shot}").format(shot=args.shot))
     if not 1 <= args.slow <= 64:
-        raise UserError(f"--slow must be between 1 and 64, got {args.slow}")
+        raise UserError(_("--slow must be between 1 and 64, got {slow}").format(slow=args.slow))
     dispute = args.dispute or (f"shot{args.shot:03d}_dispute.mp4" if args.shot else None)
     for option, path in (("--report", args.report), ("--overlay", args.overlay), ("--dispute", dispute)):
         _check_out(option, path)
@@ -100,11 +100,11 @@ def run(args) -> int:
                              start_from_board=_board_start(args, err) if getattr(args, "start_from_board", False) else None,
                              games=games)
         if result.error is not None and not result.frames:
-            raise UserError(f"{result.error}; no frame could be read, nothing written")
+            raise UserError(_("{error}; no frame could be read, nothing written").format(error=result.error))
         if args.shot is not None and not any(s.no == args.shot for s in result.shots):
             cut = result.cut
             where = f" before it ends abruptly after frame {cut['last_frame']}" if cut else ""
-            raise UserError(f"--shot {args.shot}: the video has {len(result.shots)} judged shot(s){where}")
+            raise UserError(_("--shot {shot}: the video has {value} judged shot(s){where}").format(shot=args.shot, value=len(result.shots), where=where))
         doc = None
         if args.report or args.overlay:
             doc = write_outputs(result, report=args.report, overlay=args.overlay, lang=args.lang,
@@ -154,15 +154,11 @@ def _board_start(args, err):
         missing = asked(engine.game, facts)
         err.print(describe(proposal, doc, missing), markup=False, highlight=False, soft_wrap=True)
         if proposal.unsure and not args.confirm:
-            raise UserError(f"--start-from-board: {len(proposal.unsure)} disc(s) could not be given to a player; "
-                            "write the state yourself and pass it with --state, or --confirm to leave them out")
+            raise UserError(_("--start-from-board: {value} disc(s) could not be given to a player; write the state yourself and pass it with --state, or --confirm to leave them out").format(value=len(proposal.unsure)))
         if proposal.unidentified and not args.confirm:
-            raise UserError(f"--start-from-board: {len(proposal.unidentified)} disc(s) of a piece's size match no "
-                            "player's colour; write the state yourself and pass it with --state, or --confirm to "
-                            "leave them out")
+            raise UserError(_("--start-from-board: {value} disc(s) of a piece's size match no player's colour; write the state yourself and pass it with --state, or --confirm to leave them out").format(value=len(proposal.unidentified)))
         if missing and not args.confirm:
-            raise UserError(f"--start-from-board: the camera cannot see {', '.join(missing)}: give them, or "
-                            "--confirm to take the proposal as it is")
+            raise UserError(_("--start-from-board: the camera cannot see {value}: give them, or --confirm to take the proposal as it is").format(value=', '.join(missing)))
         return engine.state_from_dict(doc)
 
     return start
@@ -259,12 +255,10 @@ class _Progress:
 def add_detector_args(p) -> None:
     """``--detector``, ``--weights``, ``--no-fallback``: which detector ``make_vision`` builds."""
     p.add_argument("--detector", default="classical", choices=("classical", "learned"),
-                   help="classical (default: fastest and most precise on the benchmarks) or learned (experimental: "
-                        "YOLO boxes refined by the rim fit, needs pip install 'shotjudge[learned]'; finds more pieces under "
-                        "hands and the cue; measured on the hard cases only; ~150 ms a frame on a CPU)")
-    p.add_argument("--weights", help="learned detector weights (default: the shipped models/shotjudge-det.onnx)")
+                   help=_("classical (default: fastest and most precise on the benchmarks) or learned (experimental: YOLO boxes refined by the rim fit, needs pip install 'shotjudge[learned]'; finds more pieces under hands and the cue; measured on the hard cases only; ~150 ms a frame on a CPU)"))
+    p.add_argument("--weights", help=_("learned detector weights (default: the shipped models/shotjudge-det.onnx)"))
     p.add_argument("--no-fallback", action="store_true",
-                   help="learned detector: fail instead of falling back to the classical one when it cannot load")
+                   help=_("learned detector: fail instead of falling back to the classical one when it cannot load"))
 
 
 def vision_options(args) -> dict:

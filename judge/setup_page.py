@@ -11,6 +11,8 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+from judge.i18n import _
+
 __all__ = ["SetupBoard", "create_app", "serving"]
 
 
@@ -56,7 +58,7 @@ def create_app(board: SetupBoard):
     def picture(name: str) -> Response:
         data = board.pictures.get(name)
         if data is None:
-            raise HTTPException(404, f"no picture {name!r} yet")
+            raise HTTPException(404, _("no picture {name} yet").format(name=repr(name)))
         return Response(data, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     @app.get("/", response_class=HTMLResponse)
@@ -106,8 +108,8 @@ def serving(port: int | None, host: str = "127.0.0.1") -> Iterator[SetupBoard | 
     try:
         server = OverlayServer(create_app(board), host, port).start()
     except OSError as exc:
-        raise UserError(f"--page: {exc}; use another --page port") from None
-    print(f"set-up page: {server.url}")
+        raise UserError(_("--page: {exc}; use another --page port").format(exc=exc)) from None
+    print(_("set-up page: {url}").format(url=server.url))
     real = sys.stdout
     sys.stdout = _Tee(real, board)
     try:
