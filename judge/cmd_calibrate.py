@@ -24,10 +24,12 @@ def register(subparsers) -> None:
     from rules.game import GAMES
 
     p = subparsers.add_parser("calibrate", help=_("calibrate the camera over the table or pit"),
-                              description=_("Find the board in SOURCE (ArUco markers from the profile), write the calibration file and optionally a preview with the board drawn back."))
+                              description=_("Find the board in SOURCE (ArUco markers from the profile), write the "
+                                            "calibration file and optionally a preview with the board drawn back."))
     p.add_argument("--game", choices=tuple(GAMES), required=True)
     p.add_argument("--profile", help=_("profile name or JSON file (default: the game's default profile)"))
-    p.add_argument("--source", required=True, help=_("image file, folder of images, video file, or a camera (picam, usb:N, rtsp://..., http(s)://...) showing the table"))
+    p.add_argument("--source", required=True, help=_("image file, folder of images, video file, or a camera (picam, "
+                                                     "usb:N, rtsp://..., http(s)://...) showing the table"))
     p.add_argument("--size", type=_size, help=_("camera resolution to request, WxH (use the one live will use)"))
     p.add_argument("--fps", type=frame_rate, help=_("camera frame rate to request"))
     p.add_argument("--out", required=True, help=_("calibration file to write (JSON)"))
@@ -38,9 +40,12 @@ def register(subparsers) -> None:
     lens.add_argument("--hfov", type=float, help=_("assume a straight lens with this horizontal field of view (deg)"))
     manual = p.add_mutually_exclusive_group()
     manual.add_argument("--click", action="store_true", help=_("manual fallback: click the 4 reference points in a window"))
-    manual.add_argument("--points", help=_("manual fallback: 'u,v;u,v;u,v;u,v' image pixels of the 4 reference points (Novuss: surface corners SW, SE, NE, NW; Cvrnkana: the markers' centres by id)"))
+    manual.add_argument("--points", help=_("manual fallback: 'u,v;u,v;u,v;u,v' image pixels of the 4 reference points "
+                                           "(Novuss: surface corners SW, SE, NE, NW; Cvrnkana: the markers' centres by "
+                                           "id)"))
     p.add_argument("--max-frames", type=int, default=30, help=_("frames of a folder/video to try (default 30)"))
-    p.add_argument("--pieces", help=_("also measure the piece colours on this image of the opening layout (or of --state's layout); needs --background"))
+    p.add_argument("--pieces", help=_("also measure the piece colours on this image of the opening layout (or of "
+                                      "--state's layout); needs --background"))
     p.add_argument("--background", help=_("with --pieces: image of the empty board from the same camera"))
     p.add_argument("--state", help=_("with --pieces: game state file giving where the pieces stand (default: opening)"))
     p.set_defaults(func=run)
@@ -74,8 +79,10 @@ def read_frames(source: str, limit: int | None = None, size: tuple[int, int] | N
             yield from _camera_frames(source, limit, size, fps)
             return
         if source.isdigit() or source.startswith("/dev/video"):
-            raise UserError(_("source {source} does not exist: a webcam is named usb:N (usb:0 for /dev/video0), the Pi camera picam").format(source=repr(source)))
-        raise UserError(_("source {source} does not exist (give an image, a folder of images, a video file or a camera: picam, usb:N, rtsp://...)").format(source=repr(source)))
+            raise UserError(_("source {source} does not exist: a webcam is named usb:N (usb:0 for /dev/video0), the Pi "
+                              "camera picam").format(source=repr(source)))
+        raise UserError(_("source {source} does not exist (give an image, a folder of images, a video file or a "
+                          "camera: picam, usb:N, rtsp://...)").format(source=repr(source)))
     count = 0
     if path.is_dir():
         files = sorted(f for f in path.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
@@ -109,7 +116,8 @@ def read_frames(source: str, limit: int | None = None, size: tuple[int, int] | N
     finally:
         cap.release()
     if count == 0:
-        raise UserError(_("{source}: no frames could be read (not an image, folder or video OpenCV can open)").format(source=source))
+        raise UserError(_("{source}: no frames could be read (not an image, folder or video OpenCV can open)").format(
+            source=source))
 
 
 def _camera_frames(source: str, limit: int | None, size, fps):
@@ -163,14 +171,18 @@ def lens_for(image_size, lens: str | None = None, lens_from: str | None = None, 
     if lens:
         intr = calibrate_intrinsics(read_frames(lens, limit=200))
         if intr.image_size != image_size:
-            raise UserError(_("ChArUco images are {value}x{value2} but the table source is {value3}x{value4}: use the same camera resolution").format(value=intr.image_size[0], value2=intr.image_size[1], value3=image_size[0], value4=image_size[1]))
-        print(_("lens: ChArUco, {views} views, reprojection {rms_px} px rms").format(views=intr.views, rms_px=format(intr.rms_px, '.3f')))
+            raise UserError(_("ChArUco images are {value}x{value2} but the table source is {value3}x{value4}: use the "
+                              "same camera resolution").format(
+                                  value=intr.image_size[0], value2=intr.image_size[1], value3=image_size[0], value4=image_size[1]))
+        print(_("lens: ChArUco, {views} views, reprojection {rms_px} px rms").format(
+            views=intr.views, rms_px=format(intr.rms_px, '.3f')))
         return intr.camera_matrix, intr.distortion, "charuco", intr.rms_px
     if lens_from:
         old = load_calibration(lens_from, expected_image_size=image_size)
         return old.plane.camera_matrix, old.plane.distortion, old.intrinsics_source, old.intrinsics_rms_px
     intr = nominal_intrinsics(image_size, hfov or 70.0)
-    print(_("lens: not calibrated, assuming a straight lens with {value} deg field of view (use --lens for a real camera)").format(value=format(hfov or 70.0, 'g')))
+    print(_("lens: not calibrated, assuming a straight lens with {value} deg field of view (use --lens for a real "
+            "camera)").format(value=format(hfov or 70.0, 'g')))
     return intr.camera_matrix, intr.distortion, "nominal", None
 
 
@@ -221,7 +233,11 @@ def run(args) -> int:
         save_calibration(calibration, out, stage)
         if args.preview:
             write_png(args.preview, draw_overlay(best_image, calibration), stage)
-    print(_("wrote {out}: {name}, {value}x{value2}, {method} ({value3}), residual {rms_mm} mm rms / {max_mm} mm max, {rms_px} px rms").format(out=out, name=profile.name, value=size[0], value2=size[1], method=fit.method, value3=', '.join(map(str, fit.marker_ids)) or '4 points', rms_mm=format(fit.rms_mm, '.2f'), max_mm=format(fit.max_mm, '.2f'), rms_px=format(fit.rms_px, '.2f')))
+    print(_("wrote {out}: {name}, {value}x{value2}, {method} ({value3}), residual {rms_mm} mm rms / {max_mm} mm max, "
+            "{rms_px} px rms").format(
+                out=out, name=profile.name, value=size[0], value2=size[1], method=fit.method,
+                value3=', '.join(map(str, fit.marker_ids)) or '4 points', rms_mm=format(fit.rms_mm, '.2f'),
+                max_mm=format(fit.max_mm, '.2f'), rms_px=format(fit.rms_px, '.2f')))
     if fit.rms_mm > 1.0:
         print(_("warning: residual above 1 mm - calibrate the lens (--lens) or check the markers lie flat"))
     if args.preview:
@@ -253,7 +269,8 @@ def fit_plane(images, profile, size, k, dist, where: str):
         if len(fit.marker_ids) == len(profile.markers["centres_mm"]):
             break
     if best is None:
-        raise UserError(_("{where}: {last_error}; print them with 'shotjudge markers --game {game}' or give --points").format(where=where, last_error=last_error, game=profile.game))
+        raise UserError(_("{where}: {last_error}; print them with 'shotjudge markers --game {game}' or give --points").format(
+            where=where, last_error=last_error, game=profile.game))
     return best, best_image, best_found
 
 

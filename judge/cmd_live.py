@@ -40,12 +40,14 @@ def register(subparsers) -> None:
     p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate`"))
     p.add_argument("--background", help=_("picture(s) of the empty board from this camera: a file or a folder; required with "
                                               "the classical detector (the default), not with --detector learned"))
-    p.add_argument("--state", help=_("start state: the game state the match starts from (JSON, as for replay; default: the opening); kept in a new journal, a resumed one keeps its own"))
+    p.add_argument("--state", help=_("start state: the game state the match starts from (JSON, as for replay; default: "
+                                     "the opening); kept in a new journal, a resumed one keeps its own"))
     add_detector_args(p)
     add_start_args(p)
     p.add_argument("--ruleset", help=_("rule variant (default: the game's, e.g. novuss-seed)"))
     add_games_arg(p)
-    p.add_argument("--journal", default=None, help=_("match journal (SQLite; default: match-<game>.sqlite); an existing one is resumed"))
+    p.add_argument("--journal", default=None, help=_("match journal (SQLite; default: match-<game>.sqlite); an "
+                                                     "existing one is resumed"))
     p.add_argument("--clips", default="clips", help=_("folder for the per-shot clips (default: clips)"))
     p.add_argument("--no-clips", action="store_true", help=_("do not record clips"))
     add_lang_arg(p)
@@ -53,14 +55,17 @@ def register(subparsers) -> None:
     p.add_argument("--size", type=_size, help=_("camera resolution to request, WxH"))
     p.add_argument("--exposure-us", type=int, help=_("Pi camera: locked exposure time in µs"))
     p.add_argument("--colour-gains", type=_gains, help=_("Pi camera: locked red,blue gains (default: measured, then locked)"))
-    p.add_argument("--queue", type=count(1, 100000), default=64, help=_("frames buffered between capture and judging (oldest dropped)"))
+    p.add_argument("--queue", type=count(1, 100000), default=64, help=_("frames buffered between capture and judging "
+                                                                        "(oldest dropped)"))
     p.add_argument("--max-reconnects", type=count(0, 1000), default=5, help=_("reopen attempts when a camera stops delivering"))
     p.add_argument("--overlay-host", default="127.0.0.1", help=_("address of the spectators' page (default: this machine only)"))
     p.add_argument("--overlay-port", type=port, default=8080)
     p.add_argument("--no-overlay", action="store_true", help=_("no spectators' page"))
-    p.add_argument("--token", default=None, help=_("referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, printed once)"))
+    p.add_argument("--token", default=None, help=_("referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, "
+                                                   "printed once)"))
     p.add_argument("--confirm-timeout", type=_seconds, default=None, metavar="S",
-                   help=_("--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed the start state within S seconds (default: wait as long as it takes)"))
+                   help=_("--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed "
+                          "the start state within S seconds (default: wait as long as it takes)"))
     p.set_defaults(func=run)
 
 
@@ -87,7 +92,8 @@ def _size(text: str) -> tuple[int, int]:
         w, h = text.lower().split("x")
         return int(w), int(h)
     except ValueError:
-        raise argparse.ArgumentTypeError(_("size must be WIDTHxHEIGHT like 1280x720, got {text}").format(text=repr(text))) from None
+        raise argparse.ArgumentTypeError(_("size must be WIDTHxHEIGHT like 1280x720, got {text}").format(
+            text=repr(text))) from None
 
 
 def _gains(text: str) -> tuple[float, float]:
@@ -95,7 +101,8 @@ def _gains(text: str) -> tuple[float, float]:
         r, b = text.split(",")
         return float(r), float(b)
     except ValueError:
-        raise argparse.ArgumentTypeError(_("colour gains must be RED,BLUE like 2.1,1.7, got {text}").format(text=repr(text))) from None
+        raise argparse.ArgumentTypeError(_("colour gains must be RED,BLUE like 2.1,1.7, got {text}").format(
+            text=repr(text))) from None
 
 
 def make_pipeline(calibration, fps: float, game: str, background=(), **vision):
@@ -116,7 +123,8 @@ def run(args) -> int:
 
     games = match_games(args.game, args.games)
     if args.confirm_timeout is not None and not args.start_from_board:
-        raise UserError(_("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's proposal: give --start-from-board, or drop --confirm-timeout"))
+        raise UserError(_("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's "
+                          "proposal: give --start-from-board, or drop --confirm-timeout"))
     console = Console(highlight=False, stderr=False)
     opening = _opening(args, console)
     source = open_source(args.source, max_reconnects=args.max_reconnects,
@@ -173,7 +181,8 @@ def run(args) -> int:
             if not kept:
                 _discard_journal(journal_path)
             if isinstance(exc, StartNotConfirmed):
-                raise StartNotConfirmed(_("{exc}; nothing judged, {journal_path} {value}").format(exc=exc, journal_path=journal_path, value='kept' if kept else 'not kept')) from None
+                raise StartNotConfirmed(_("{exc}; nothing judged, {journal_path} {value}").format(
+                    exc=exc, journal_path=journal_path, value='kept' if kept else 'not kept')) from None
             raise
         finally:
             journal.close()
@@ -252,7 +261,8 @@ def _board_start(args, engine, cal, background, source, journal_path, match_info
                                              "used)").format(journal=journal_path)) + "[/]")
         return None
     if args.no_overlay and not args.confirm:
-        raise UserError(_("--start-from-board needs the referee to confirm the proposal: on the spectators' page (drop --no-overlay) or with --confirm"))
+        raise UserError(_("--start-from-board needs the referee to confirm the proposal: on the spectators' page (drop "
+                          "--no-overlay) or with --confirm"))
     facts = facts_from_args(args)
     proposal = board_proposal(source, cal, background)
     source.close()  # judging starts from the first frame again
@@ -280,7 +290,8 @@ def _wait_for_start(gate, server, console, timeout_s: float | None = None, clock
     while True:
         waited_s = clock() - start_s
         if timeout_s is not None and waited_s >= timeout_s:
-            raise StartNotConfirmed(_("the referee did not confirm the start state within {timeout_s} s (--confirm-timeout {timeout_s})").format(timeout_s=format(timeout_s, 'g')))
+            raise StartNotConfirmed(_("the referee did not confirm the start state within {timeout_s} s "
+                                      "(--confirm-timeout {timeout_s})").format(timeout_s=format(timeout_s, 'g')))
         if waited_s >= (reminders + 1) * remind_s:
             reminders = int(waited_s // remind_s)
             console.print(_("still waiting for the referee to confirm the start state ({minutes} min)...").format(

@@ -9,7 +9,9 @@ __all__ = ["register", "run"]
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("markers", help=_("write printable marker sheets (PDF or PNG, true scale)"),
-                              description=_("Write A4 sheets with the profile's ArUco markers at true size, each labelled with its id and where it goes in words and millimetres, a plan of the board with every marker numbered, and a 100 mm ruler."))
+                              description=_("Write A4 sheets with the profile's ArUco markers at true size, each "
+                                            "labelled with its id and where it goes in words and millimetres, a plan "
+                                            "of the board with every marker numbered, and a 100 mm ruler."))
     p.add_argument("--game", choices=("novuss", "cvrnkana"), required=True)
     p.add_argument("--profile", help=_("profile name or JSON file (default: the game's default profile)"))
     p.add_argument("--out", required=True, help=_("output file, .pdf or .png"))
@@ -37,7 +39,8 @@ def run(args) -> int:
         pages = marker_pages(profile, args.dpi)
         paths = save_pages(pages, args.out, args.dpi, sheet_title(profile), sheet_subject(profile))
     what = "ChArUco board" if args.charuco else f"{len(profile.markers['centres_mm'])} markers of {profile.name}"
-    print(_("wrote {what} on {value} page(s): {value2}").format(what=what, value=len(pages), value2=', '.join((str(p) for p in paths))))
+    print(_("wrote {what} on {value} page(s): {value2}").format(
+        what=what, value=len(pages), value2=', '.join((str(p) for p in paths))))
     if not args.charuco:
         for place in marker_places(profile):
             print(place.text)

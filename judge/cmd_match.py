@@ -51,10 +51,12 @@ def run(args) -> int:
     referee = Referee(engine, games)
     played = referee.play(initial_state(engine, args), records, f"{source} record")
     if played.state.outcome is None:
-        raise UserError(_("{source}: game {game_no} is not over after the last record; give the records of the whole match").format(source=source, game_no=played.game_no))
+        raise UserError(_("{source}: game {game_no} is not over after the last record; give the records of the whole "
+                          "match").format(source=source, game_no=played.game_no))
     score = referee.score(played.state, played.game_no, played.finished)
     if games is not None and not score["over"]:
-        raise UserError(_("{source}: the records hold {played} of the match's {games} games (--games {games})").format(source=source, played=score['played'], games=games))
+        raise UserError(_("{source}: the records hold {played} of the match's {games} games (--games {games})").format(
+            source=source, played=score['played'], games=games))
     if games is None:  # the match is the games the records hold
         try:
             check_games(args.game, score["played"])

@@ -31,7 +31,9 @@ def register(sub) -> None:
     p.add_argument("--toss-winner", default="A", choices=["A", "B"], help=_("Cvrnkaná: who won the coin toss"))
     p.add_argument("--game-number", type=int, default=1, help=_("Cvrnkaná: number of this game in the match"))
     p.add_argument("--pretty", action="store_true", help=_("indented JSON for people"))
-    p.add_argument("--state", metavar="FILE", help=_("start state: judge the records from this game state (JSON, as for replay and live); default: the opening (--first, --toss-winner)"))
+    p.add_argument("--state", metavar="FILE", help=_("start state: judge the records from this game state (JSON, as "
+                                                     "for replay and live); default: the opening (--first, "
+                                                     "--toss-winner)"))
     p.add_argument("--print-state", action="store_true", help=_("print the final game state instead of the rulings"))
     add_games_arg(p, N_("the records are of one game (a record after it ends is refused)"))
     p.set_defaults(func=run)
@@ -67,7 +69,8 @@ def read_records(args):
     profile = profile_for(args.game, args.profile)
     engine = engine_for(args.ruleset or args.game, profile.geometry, args.game)
     if engine.game != args.game:
-        raise UserError(_("ruleset {ruleset} is for {game}, not {game2}").format(ruleset=repr(args.ruleset), game=engine.game, game2=args.game))
+        raise UserError(_("ruleset {ruleset} is for {game}, not {game2}").format(
+            ruleset=repr(args.ruleset), game=engine.game, game2=args.game))
     return engine, load_records(text, source=source, game=args.game), source
 
 

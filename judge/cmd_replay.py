@@ -104,7 +104,8 @@ def run(args) -> int:
         if args.shot is not None and not any(s.no == args.shot for s in result.shots):
             cut = result.cut
             where = f" before it ends abruptly after frame {cut['last_frame']}" if cut else ""
-            raise UserError(_("--shot {shot}: the video has {value} judged shot(s){where}").format(shot=args.shot, value=len(result.shots), where=where))
+            raise UserError(_("--shot {shot}: the video has {value} judged shot(s){where}").format(
+                shot=args.shot, value=len(result.shots), where=where))
         doc = None
         if args.report or args.overlay:
             doc = write_outputs(result, report=args.report, overlay=args.overlay, lang=args.lang,
@@ -154,11 +155,16 @@ def _board_start(args, err):
         missing = asked(engine.game, facts)
         err.print(describe(proposal, doc, missing), markup=False, highlight=False, soft_wrap=True)
         if proposal.unsure and not args.confirm:
-            raise UserError(_("--start-from-board: {value} disc(s) could not be given to a player; write the state yourself and pass it with --state, or --confirm to leave them out").format(value=len(proposal.unsure)))
+            raise UserError(_("--start-from-board: {value} disc(s) could not be given to a player; write the state "
+                              "yourself and pass it with --state, or --confirm to leave them out").format(
+                                  value=len(proposal.unsure)))
         if proposal.unidentified and not args.confirm:
-            raise UserError(_("--start-from-board: {value} disc(s) of a piece's size match no player's colour; write the state yourself and pass it with --state, or --confirm to leave them out").format(value=len(proposal.unidentified)))
+            raise UserError(_("--start-from-board: {value} disc(s) of a piece's size match no player's colour; write "
+                              "the state yourself and pass it with --state, or --confirm to leave them out").format(
+                                  value=len(proposal.unidentified)))
         if missing and not args.confirm:
-            raise UserError(_("--start-from-board: the camera cannot see {value}: give them, or --confirm to take the proposal as it is").format(value=', '.join(missing)))
+            raise UserError(_("--start-from-board: the camera cannot see {value}: give them, or --confirm to take the "
+                              "proposal as it is").format(value=', '.join(missing)))
         return engine.state_from_dict(doc)
 
     return start
@@ -255,7 +261,9 @@ class _Progress:
 def add_detector_args(p) -> None:
     """``--detector``, ``--weights``, ``--no-fallback``: which detector ``make_vision`` builds."""
     p.add_argument("--detector", default="classical", choices=("classical", "learned"),
-                   help=_("classical (default: fastest and most precise on the benchmarks) or learned (experimental: YOLO boxes refined by the rim fit, needs pip install 'shotjudge[learned]'; finds more pieces under hands and the cue; measured on the hard cases only; ~150 ms a frame on a CPU)"))
+                   help=_("classical (default: fastest and most precise on the benchmarks) or learned (experimental: "
+                          "YOLO boxes refined by the rim fit, needs pip install 'shotjudge[learned]'; finds more "
+                          "pieces under hands and the cue; measured on the hard cases only; ~150 ms a frame on a CPU)"))
     p.add_argument("--weights", help=_("learned detector weights (default: the shipped models/shotjudge-det.onnx)"))
     p.add_argument("--no-fallback", action="store_true",
                    help=_("learned detector: fail instead of falling back to the classical one when it cannot load"))

@@ -34,7 +34,8 @@ def register(subparsers) -> None:
     from .cmd_live import _size
     from .options import count, frame_rate
 
-    p = subparsers.add_parser("setup", help=_("guided set-up from the live camera: locked exposure, calibration, empty board, piece colours, equipment check"),
+    p = subparsers.add_parser("setup", help=_("guided set-up from the live camera: locked exposure, calibration, empty "
+                                              "board, piece colours, equipment check"),
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", choices=tuple(GAMES), required=True)
     p.add_argument("--profile", help=_("profile name or JSON file (default: the game's default profile)"))
@@ -47,12 +48,14 @@ def register(subparsers) -> None:
     p.add_argument("--settle-frames", type=count(1, 10000), default=30,
                    help=_("frames the automatic exposure gets to settle before it is locked (default 30)"))
     p.add_argument("--frames", type=count(1, 1000), default=5, help=_("frames each picture is the median of (default 5)"))
-    p.add_argument("--state", help=_("game state file giving where the pieces stand for the pieces picture (default: the opening; Cvrnkaná needs one)"))
+    p.add_argument("--state", help=_("game state file giving where the pieces stand for the pieces picture (default: "
+                                     "the opening; Cvrnkaná needs one)"))
     lens = p.add_mutually_exclusive_group()
     lens.add_argument("--lens", help=_("image folder or video of the ChArUco board (shotjudge markers --charuco)"))
     lens.add_argument("--lens-from", help=_("reuse the lens of an existing calibration file"))
     lens.add_argument("--hfov", type=float, help=_("assume a straight lens with this horizontal field of view (deg)"))
-    p.add_argument("--page", type=count(0, 65535), help=_("also show the status and the pictures in a browser page on this port while the set-up runs (0: any free port)"))
+    p.add_argument("--page", type=count(0, 65535), help=_("also show the status and the pictures in a browser page on "
+                                                          "this port while the set-up runs (0: any free port)"))
     p.add_argument("--page-host", default="127.0.0.1", help=_("address of that page (default: this machine only)"))
     p.set_defaults(func=run)
 
@@ -77,7 +80,8 @@ def _run(args, show) -> int:
 
     kind = camera_kind(args.source)
     if kind is None:
-        raise UserError(_("--source {source}: setup needs a camera (picam, picam:N or usb:N); for pictures or a video of the table use shotjudge calibrate").format(source=repr(args.source)))
+        raise UserError(_("--source {source}: setup needs a camera (picam, picam:N or usb:N); for pictures or a video "
+                          "of the table use shotjudge calibrate").format(source=repr(args.source)))
     first = args.step in ("all", "camera")
     out = Path(args.out)
     if not (out.is_dir() or first):  # the first step makes the folder (and its parents)
@@ -168,8 +172,11 @@ def _open_locked(args, kind, calibration):
     c = calibration.camera
     if tuple(source.size) != tuple(c.size):
         source.close()
-        raise UserError(_("{name} gives {value}x{value2}, the camera step had {value3}x{value4}: start again with --step camera").format(name=source.name, value=source.size[0], value2=source.size[1], value3=c.size[0], value4=c.size[1]))
-    print(_("camera: {name} opened with the locked settings of the camera step ({value}x{value2} at {fps} fps)").format(name=source.name, value=c.size[0], value2=c.size[1], fps=format(c.fps, 'g')))
+        raise UserError(_("{name} gives {value}x{value2}, the camera step had {value3}x{value4}: start again with "
+                          "--step camera").format(
+                              name=source.name, value=source.size[0], value2=source.size[1], value3=c.size[0], value4=c.size[1]))
+    print(_("camera: {name} opened with the locked settings of the camera step ({value}x{value2} at {fps} fps)").format(
+        name=source.name, value=c.size[0], value2=c.size[1], fps=format(c.fps, 'g')))
     return source
 
 
@@ -184,7 +191,8 @@ def _ask(args, step: str) -> None:
     try:
         input(f"{step}: {PROMPTS[step]}, then press Enter ")
     except EOFError:
-        raise UserError(_("no answer to '{value}': run the steps one at a time with --step, or give --yes").format(value=PROMPTS[step])) from None
+        raise UserError(_("no answer to '{value}': run the steps one at a time with --step, or give --yes").format(
+            value=PROMPTS[step])) from None
 
 
 def _empty(args, source, calibration):

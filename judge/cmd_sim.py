@@ -13,7 +13,12 @@ def register(sub) -> None:
     from rules.game import GAMES
 
     p = sub.add_parser("sim", help=_("simulate a scenario: video, exact ground truth (truth.json), YOLO data"),
-                       description=_("Simulate a Novuss or Cvrnkaná scenario with real physics, referee every shot with the rule engine and write DIR/truth.json (pixel and board positions per frame, camera, homography, shot records, rulings) and DIR/video.mp4 with what `shotjudge replay` needs beside it: the camera's exact calibration.json, empty-board.png and start-state.json; --yolo adds YOLO images/, labels/ and data.yaml. Same options and seed, same files."))
+                       description=_("Simulate a Novuss or Cvrnkaná scenario with real physics, referee every shot "
+                                     "with the rule engine and write DIR/truth.json (pixel and board positions per "
+                                     "frame, camera, homography, shot records, rulings) and DIR/video.mp4 with what "
+                                     "`shotjudge replay` needs beside it: the camera's exact calibration.json, "
+                                     "empty-board.png and start-state.json; --yolo adds YOLO images/, labels/ and "
+                                     "data.yaml. Same options and seed, same files."))
     p.add_argument("game", nargs="?", choices=list(GAMES), help=_("which game"))
     p.add_argument("--scenario", metavar="NAME", help=_("scenario name (see --list)"))
     p.add_argument("--list", action="store_true", help=_("list the scenarios with one line each and exit"))
@@ -31,7 +36,8 @@ def register(sub) -> None:
     cam = p.add_argument_group("camera (all seeded: the same command gives the same files)")
     cam.add_argument("--tilt", type=float, metavar="DEG", help=_("camera tilt towards +y, degrees (-30..30; default 0)"))
     cam.add_argument("--randomise", "--randomize", dest="randomise", action="store_true",
-                     help=_("domain randomisation: lighting, colours, textures, blur, noise, lens, camera pose drawn from the seed"))
+                     help=_("domain randomisation: lighting, colours, textures, blur, noise, lens, camera pose drawn "
+                            "from the seed"))
     cam.add_argument("--blur", type=int, metavar="N",
                      help=_("motion blur: N sub-frame states per frame (1 = sharp; default 4)"))
     cam.add_argument("--rolling-shutter", type=float, nargs="?", const=0.02, default=0.0, metavar="SECONDS",
@@ -66,7 +72,8 @@ def run(args) -> int:
         parts.extend(Path(p).name for p in result["replay_inputs"].values())
     if yolo_every is not None:
         parts.append(f"{result['yolo_images']} YOLO images")
-    print(_("{game} {scenario} seed {seed}: {shots} shot(s), {value} -> {out}").format(game=args.game, scenario=args.scenario, seed=args.seed, shots=result['shots'], value=', '.join(parts), out=result['out']))
+    print(_("{game} {scenario} seed {seed}: {shots} shot(s), {value} -> {out}").format(
+        game=args.game, scenario=args.scenario, seed=args.seed, shots=result['shots'], value=', '.join(parts), out=result['out']))
     if result["video"]:
         print(_("judge it: ") + replay_command(args.game, Path(args.out), result["replay_inputs"]))
     return 0

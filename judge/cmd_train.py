@@ -14,19 +14,22 @@ __all__ = ["register", "run", "check_learned_extra"]
 
 def register(sub) -> None:
     p = sub.add_parser("train", help=_("train the learned detector on simulator frames and export it to models/"),
-                       description=_("Render a domain-randomised dataset of both games, train an ultralytics YOLO detector from a model YAML (nothing is downloaded), export ONNX (and NCNN)."))
+                       description=_("Render a domain-randomised dataset of both games, train an ultralytics YOLO "
+                                     "detector from a model YAML (nothing is downloaded), export ONNX (and NCNN)."))
     p.add_argument("--data-dir", default="datasets/shotjudge", help=_("dataset folder (reused if the spec matches)"))
     p.add_argument("--games", default="novuss,cvrnkana", help=_("comma-separated games"))
     p.add_argument("--renderers", type=int, default=40, help=_("randomised renderers (looks) per game for training"))
     p.add_argument("--frames", type=int, default=10, help=_("random layouts per renderer"))
     p.add_argument("--tiles", type=int, default=6, help=_("training tiles cut from each layout"))
     p.add_argument("--val-renderers", type=int, default=4, help=_("renderers per game for validation (other seeds)"))
-    p.add_argument("--moving", type=float, default=0.12, help=_("share of pawns and marbles moving, smeared by the exposure (default 0.12, as in the evaluation frames)"))
+    p.add_argument("--moving", type=float, default=0.12, help=_("share of pawns and marbles moving, smeared by the "
+                                                                "exposure (default 0.12, as in the evaluation frames)"))
     p.add_argument("--also-train", action="append", default=[], metavar="DIR",
                    help=_("also train on this finished dataset folder's images (repeatable; validation stays --data-dir's)"))
     p.add_argument("--data-only", action="store_true", help=_("render the dataset and stop (e.g. for --also-train)"))
     p.add_argument("--tile-px", type=int, default=320, help=_("tile size = training image size, px"))
-    p.add_argument("--model", default=None, help=_("model YAML (default models/shotjudge-yolo.yaml), or a local .pt to fine-tune (e.g. models/shotjudge-det.pt)"))
+    p.add_argument("--model", default=None, help=_("model YAML (default models/shotjudge-yolo.yaml), or a local .pt to "
+                                                   "fine-tune (e.g. models/shotjudge-det.pt)"))
     p.add_argument("--lr0", type=float, default=0.01, help=_("initial learning rate (cosine schedule to 1%%)"))
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--batch", type=int, default=16)
@@ -37,7 +40,8 @@ def register(sub) -> None:
     p.add_argument("--no-resume", dest="resume", action="store_false", help=_("start over even if last.pt exists"))
     p.add_argument("--export-to", default="models", help=_("folder for the exported model ('' to skip export)"))
     p.add_argument("--stem", default="shotjudge-det", help=_("exported file name without extension"))
-    p.add_argument("--formats", default="pt,onnx", help=_("comma-separated export formats: pt, onnx, ncnn (ncnn needs 'pip install pnnx ncnn')"))
+    p.add_argument("--formats", default="pt,onnx", help=_("comma-separated export formats: pt, onnx, ncnn (ncnn needs "
+                                                          "'pip install pnnx ncnn')"))
     p.add_argument("--export-size", default="1280x736", help=_("inference size WIDTHxHEIGHT of the exported model"))
     p.set_defaults(func=run, resume=True)
 
@@ -59,7 +63,8 @@ def run(args) -> int:
     try:
         ew, eh = (int(v) for v in args.export_size.lower().split("x"))
     except ValueError:
-        raise UserError(_("--export-size must be WIDTHxHEIGHT, got {export_size}").format(export_size=repr(args.export_size))) from None
+        raise UserError(_("--export-size must be WIDTHxHEIGHT, got {export_size}").format(
+            export_size=repr(args.export_size))) from None
     if ew % 32 or eh % 32:
         raise UserError(_("--export-size sides must be multiples of 32, got {ew}x{eh}").format(ew=ew, eh=eh))
     games = tuple(g.strip() for g in args.games.split(",") if g.strip())

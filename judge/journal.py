@@ -136,7 +136,8 @@ class Journal:
         if not folder.is_dir():
             raise JournalError(_("{path}: the folder {folder} does not exist").format(path=path, folder=folder))
         if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise JournalError(_("{path}: cannot write here (read-only {value}); give --journal a writable place").format(path=path, value='file' if path.exists() else 'folder'))
+            raise JournalError(_("{path}: cannot write here (read-only {value}); give --journal a writable place").format(
+                path=path, value='file' if path.exists() else 'folder'))
         try:
             conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -145,14 +146,16 @@ class Journal:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
-            raise JournalError(_("{path}: not a shotjudge journal (not an SQLite file, or damaged: {exc})").format(path=path, exc=exc)) from None
+            raise JournalError(_("{path}: not a shotjudge journal (not an SQLite file, or damaged: {exc})").format(
+                path=path, exc=exc)) from None
         if exists:
             if app_id != APPLICATION_ID or "entries" not in tables:
                 conn.close()
                 raise JournalError(_("{path}: not a shotjudge journal (another SQLite database)").format(path=path))
             if version > SCHEMA_VERSION:
                 conn.close()
-                raise JournalError(_("{path}: journal format {version} is newer than this shotjudge ({schema_version})").format(path=path, version=version, schema_version=SCHEMA_VERSION))
+                raise JournalError(_("{path}: journal format {version} is newer than this shotjudge ({schema_version})").format(
+                    path=path, version=version, schema_version=SCHEMA_VERSION))
             check = conn.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 conn.close()
@@ -188,10 +191,12 @@ class Journal:
             self._append("match", 1, None, None, dict(match))
             return
         if "game" in match and stored.get("game") != match["game"]:
-            raise JournalError(_("{path}: this journal is a {value} match, not {game}").format(path=self.path, value=stored.get('game'), game=match['game']))
+            raise JournalError(_("{path}: this journal is a {value} match, not {game}").format(
+                path=self.path, value=stored.get('game'), game=match['game']))
         if match.get("games") is not None and stored.get("games") != match["games"]:
             length = f"of {stored['games']} games" if stored.get("games") else "with no set number of games"
-            raise JournalError(_("{path}: this journal is a match {length}, not {games} (--games); resume it without --games or start a new journal").format(path=self.path, length=length, games=match['games']))
+            raise JournalError(_("{path}: this journal is a match {length}, not {games} (--games); resume it without "
+                                 "--games or start a new journal").format(path=self.path, length=length, games=match['games']))
 
     def append_seen(self, game_no: int, record: Mapping[str, Any], position: Mapping[str, Any] | None) -> int:
         """Write a shot record ahead of judging it (its ``seq`` is what its ruling then refers to)."""
@@ -401,4 +406,5 @@ class _transaction:
 
 def _write_error(conn: sqlite3.Connection, exc: BaseException) -> JournalError:
     path = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "the journal")
-    return JournalError(_("{path}: cannot write the journal ({exc}); every entry before this one is kept").format(path=path, exc=exc))
+    return JournalError(_("{path}: cannot write the journal ({exc}); every entry before this one is kept").format(
+        path=path, exc=exc))

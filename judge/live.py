@@ -329,7 +329,8 @@ class ConsoleAnnouncer:
         kind = event.get("type")
         if kind == "call":
             ruling = event["ruling"]
-            head = "[bold]" + escape(_("game {game_no} shot {shot_no}").format(game_no=event['game_no'], shot_no=event['shot_no'])) \
+            head = "[bold]" + escape(_("game {game_no} shot {shot_no}").format(
+                game_no=event['game_no'], shot_no=event['shot_no'])) \
                 + "[/bold] " + escape(_("player {player}").format(player=ruling.get('player')))
             reasons = review_reasons(ruling, event.get("vision_review"))
             if reasons:

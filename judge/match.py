@@ -181,7 +181,8 @@ class Match:
                 seq = self.journal.append_refused(self.game_no, raw, step.error, position, seen)
                 self.reviews[seq] = Review(seq, self.game_no, raw, step.error, position)
                 event = {"type": "unjudged", "game_no": self.game_no, "error": step.error, "review": seq,
-                         "text": _("shot not judged, referee please decide (review {seq}): {error}").format(seq=seq, error=step.error)}
+                         "text": _("shot not judged, referee please decide (review {seq}): {error}").format(
+                             seq=seq, error=step.error)}
                 shot = JudgedShot(self.game_no, None, record, None, None, step.error)
                 # vision starts again from what it sees, named by the state (which the shot did not change)
                 self.restart_revision, self.restart_kind = self.revision + 1, "resync"
@@ -240,9 +241,11 @@ class Match:
         """Add a referee decision to a shot of the current game; the game is re-judged from there."""
         with self._lock:
             if shot_no not in self.shot_nos:
-                raise RefereeError(_("game {game_no} has no shot {shot_no} to override").format(game_no=self.game_no, shot_no=shot_no))
+                raise RefereeError(_("game {game_no} has no shot {shot_no} to override").format(
+                    game_no=self.game_no, shot_no=shot_no))
             if not isinstance(code, str) or not REASON_CODE.fullmatch(code):
-                raise RefereeError(_("override code must be a short lower-case reason like 'pawn_moved_by_hand', got {code}").format(code=repr(code)))
+                raise RefereeError(_("override code must be a short lower-case reason like 'pawn_moved_by_hand', got "
+                                     "{code}").format(code=repr(code)))
             item = {"code": code}
             if note:
                 item["note"] = str(note)[:200]
@@ -251,7 +254,8 @@ class Match:
             i = self.shot_nos.index(shot_no)
             ruling = self.rulings[i].to_dict(self.lang)
             event = {"type": "referee", "action": "override", "game_no": self.game_no, "shot_no": shot_no,
-                     "ruling": ruling, "text": _("shot {shot_no}: referee decision {code}").format(shot_no=shot_no, code=code), "state": self.snapshot()}
+                     "ruling": ruling, "text": _("shot {shot_no}: referee decision {code}").format(
+                         shot_no=shot_no, code=code), "state": self.snapshot()}
         self._tell(event)
         return event
 

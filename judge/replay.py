@@ -151,7 +151,8 @@ def load_state(engine, path: str | Path):
     except RecursionError:
         raise UserError(_("--state {p}: JSON nested too deeply to be a game state").format(p=p)) from None
     except ValueError as exc:  # not UTF-8, not JSON, or a number too long to read
-        raise UserError(_("--state {p}: not a JSON state file ({value})").format(p=p, value=str(exc).splitlines()[0][:120])) from None
+        raise UserError(_("--state {p}: not a JSON state file ({value})").format(
+            p=p, value=str(exc).splitlines()[0][:120])) from None
     return engine.state_from_dict(data, where=f"--state {p}")  # a StateError names the field
 
 
@@ -185,7 +186,8 @@ class Replay:
         no = len(self.shots) + 1
         if step.new_game is not None:
             self.finished.append(result_of(self.state, self.game_no))
-            self.notes.append(_("game {game_no} is over; shot {no} starts game {next_game}").format(game_no=self.game_no, no=no, next_game=step.game_no))
+            self.notes.append(_("game {game_no} is over; shot {no} starts game {next_game}").format(
+                game_no=self.game_no, no=no, next_game=step.game_no))
         self.game_no, self.state, self.hints = step.game_no, step.state, step.hints
         self.revision += 1
         if step.ruling is None:
@@ -264,7 +266,8 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
         cal = check_calibration(str(calibration), source.size, game)
         engine = rules.engine_for(ruleset or game, cal.profile.geometry, game)
         if engine.game != game:
-            raise UserError(_("ruleset {ruleset} is for {game}, not {game2}").format(ruleset=repr(ruleset), game=engine.game, game2=game))
+            raise UserError(_("ruleset {ruleset} is for {game}, not {game2}").format(
+                ruleset=repr(ruleset), game=engine.game, game2=game))
         if state is not None and start_from_board is not None:
             raise UserError(_("--state and --start-from-board both say where the video starts: give one of them"))
         start_state = load_state(engine, state) if state is not None else engine.initial()

@@ -102,7 +102,8 @@ def write_outputs(result: ReplayResult, *, report: str | None, overlay: str | No
     files_dir = tmp_dir = None
     for option, path in (("--report", report_path), ("--overlay", Path(overlay) if overlay else None)):
         if path is not None and not path.parent.is_dir():
-            raise UserError(_("{option} {path}: folder {folder} does not exist").format(option=option, path=path, folder=path.parent))
+            raise UserError(_("{option} {path}: folder {folder} does not exist").format(
+                option=option, path=path, folder=path.parent))
     if report_path is not None:
         files_dir = f"{report_path.stem}_files"
         tmp_dir = Path(tempfile.mkdtemp(prefix=f".{files_dir}.", dir=report_path.parent))

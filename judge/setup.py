@@ -20,7 +20,8 @@ def check_calibration(path: str, image_size: tuple[int, int], game: str):
 
     cal = load_calibration(path, expected_image_size=image_size)
     if cal.game != game:
-        raise UserError(_("{path}: this calibration is for {cal_game}, not {game}").format(path=path, cal_game=cal.game, game=game))
+        raise UserError(_("{path}: this calibration is for {cal_game}, not {game}").format(
+            path=path, cal_game=cal.game, game=game))
     return cal
 
 

@@ -29,10 +29,13 @@ def open_camera(spec: str, kind: str, size=None, fps=None, camera=None):
         from .setup_camera import open_kwargs
 
         if camera.kind != kind:
-            raise UserError(_("--source {spec}: the calibration was made with a {kind} camera; start again with --step camera").format(spec=spec, kind=camera.kind))
+            raise UserError(_("--source {spec}: the calibration was made with a {kind} camera; start again with --step "
+                              "camera").format(spec=spec, kind=camera.kind))
         settings = open_kwargs(camera)
         if size is not None and tuple(size) != tuple(settings["size"]) or fps is not None and abs(fps - settings["fps"]) > 0.01:
-            raise UserError(_("--size/--fps differ from the camera step's ({value}x{value2} at {fps} fps): give the same, or start again with --step camera").format(value=settings['size'][0], value2=settings['size'][1], fps=format(settings['fps'], 'g')))
+            raise UserError(_("--size/--fps differ from the camera step's ({value}x{value2} at {fps} fps): give the "
+                              "same, or start again with --step camera").format(
+                                  value=settings['size'][0], value2=settings['size'][1], fps=format(settings['fps'], 'g')))
         source = open_source(spec, reconnect=False, **settings)
     else:
         extra = {"colour_gains": (1.0, 1.0)} if kind == "picam" else {}
@@ -83,7 +86,10 @@ def empty_step(source, calibration, frames: int):
     """The empty board: (picture, status line)."""
     picture = take_picture(source, frames)
     if (picture.shape[1], picture.shape[0]) != tuple(calibration.plane.image_size):
-        raise UserError(_("the camera gives {value}x{value2}, the calibration is for {value3}x{value4}: start again with --step camera").format(value=picture.shape[1], value2=picture.shape[0], value3=calibration.plane.image_size[0], value4=calibration.plane.image_size[1]))
+        raise UserError(_("the camera gives {value}x{value2}, the calibration is for {value3}x{value4}: start again "
+                          "with --step camera").format(
+                              value=picture.shape[1], value2=picture.shape[0], value3=calibration.plane.image_size[0],
+                              value4=calibration.plane.image_size[1]))
     return picture, f"empty board: median of {max(1, frames)} frames, {picture.shape[1]}x{picture.shape[0]}"
 
 

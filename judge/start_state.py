@@ -131,7 +131,9 @@ def _cvrnkana(engine, proposal, facts: Facts, turn: str) -> dict[str, Any]:
     for p in PLAYERS:
         seen = proposal.of(p)
         if len(seen) + pit_count[p] > count:
-            raise UserError(_("{p}: {value} marble(s) seen on the field and {value2} in the pit, but a player has {count} (--pit, or the profile's marbles_per_player)").format(p=p, value=len(seen), value2=pit_count[p], count=count))
+            raise UserError(_("{p}: {value} marble(s) seen on the field and {value2} in the pit, but a player has "
+                              "{count} (--pit, or the profile's marbles_per_player)").format(
+                                  p=p, value=len(seen), value2=pit_count[p], count=count))
         field.update({m: list(proposal.layout[m]) for m in seen})
         rest = [f"{p}{i}" for i in range(len(seen) + 1, count + 1)]
         pit += rest[:pit_count[p]]
