@@ -293,7 +293,7 @@ def option_cases(rng: random.Random, tmp: Path, setup: dict[str, Path], i: int) 
     verb = rng.choice(["referee", "replay", "live", "calibrate"])
     if verb == "referee":
         argv = ["referee", "--game", _option(rng, [game]), str(setup[f"{game}-records"])]
-        for opt, good in (("--ruleset", [game]), ("--lang", ["en", "cs", "ru"]), ("--first", ["A", "B"]),
+        for opt, good in (("--ruleset", [game]), ("--lang", ["en", "cs", "ru", "lv"]), ("--first", ["A", "B"]),
                           ("--toss-winner", ["A", "B"]), ("--game-number", ["1", "2"]), ("--profile", [f"{game}-default"])):
             if rng.random() < 0.4:
                 argv += [opt, _option(rng, good)]

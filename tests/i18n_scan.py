@@ -45,7 +45,9 @@ def unwrapped(source: str, filename: str = "<text>") -> list[tuple[int, str]]:
         if not isinstance(node, ast.Call):
             continue
         args: list[ast.expr] = []
-        if _name(node.func) in SHOWN:
+        if _name(node.func) == "Check":  # judge.doctor_checks: status and check name are keys, the third is the text
+            args += list(node.args[2:])
+        elif _name(node.func) in SHOWN:
             args += list(node.args) + [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS | {None}]
         elif _name(node.func) in ("add_argument", "add_parser", "ArgumentParser"):
             args += [k.value for k in node.keywords if k.arg in SHOWN_KEYWORDS]
