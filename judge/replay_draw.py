@@ -15,6 +15,7 @@ from rules.game import PLAYERS
 from .evidence import KeyInstant, radius_of
 from .i18n import N_, _
 from .overlay_draw import ContactMark, OverlayModel, TrackMark, ZoneMark, draw_overlay
+from .textdraw import to_ascii
 
 __all__ = ["Board", "call_lines", "read_frames"]
 
@@ -51,11 +52,11 @@ class Board:
             for name in PLAYERS:
                 x0, x1, y0, y1 = spec.zone_rect(name)
                 edge = [(x, y0) for x in np.linspace(x0, x1, 12)] + [(x, y1) for x in np.linspace(x1, x0, 12)]
-                yield ZoneMark(f"zone {name}", poly(edge))
+                yield ZoneMark(to_ascii(_("zone {player}").format(player=name)), poly(edge))  # OpenCV's font: ASCII
             yield ZoneMark("", poly(_circle(0.0, 0.0, spec.geometry.circle_radius_mm)))
             yield ZoneMark("", poly([(-h, -h), (h, -h), (h, h), (-h, h)]))
         if spec.has_pit:
-            yield ZoneMark("pit", poly(_circle(0.0, 0.0, spec.pit_radius_mm)))
+            yield ZoneMark(to_ascii(_("pit")), poly(_circle(0.0, 0.0, spec.pit_radius_mm)))
 
     def model(self, positions: Mapping[str, tuple[float, float]], trails: Mapping[str, list] | None = None,
               contacts: Sequence[KeyInstant] = (), caption: str = "") -> OverlayModel:

@@ -11,7 +11,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from judge.i18n import _
+from judge.i18n import _, language
 
 __all__ = ["SetupBoard", "create_app", "serving"]
 
@@ -67,7 +67,8 @@ def create_app(board: SetupBoard):
         lines = "".join(f"<li>{html.escape(line)}</li>" for line in snap["lines"])
         pictures = "".join(f'<figure><img src="/pictures/{html.escape(n)}?v={snap["version"]}" alt="{html.escape(n)}">'
                            f"<figcaption>{html.escape(n)}</figcaption></figure>" for n in snap["pictures"])
-        return ('<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">'
+        return (f'<!doctype html><html lang="{language()}"><head><meta charset="utf-8">'
+                '<meta http-equiv="refresh" content="2">'
                 "<title>shotjudge setup</title><style>body{font-family:sans-serif;margin:1em}"
                 "img{max-width:100%;border:1px solid #888}figure{margin:1em 0}</style></head><body>"
                 f"<h1>shotjudge setup</h1><ol>{lines}</ol>{pictures}</body></html>")
