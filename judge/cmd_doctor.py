@@ -62,7 +62,7 @@ def run(args) -> int:
         checks, size = found if isinstance(found, tuple) else ([found], None)
         lines += checks
     else:
-        lines.append(dc.Check("warn", "camera", "not checked (give --source picam or usb:N, as for live)"))
+        lines.append(dc.Check("warn", "camera", _("not checked (give --source picam or usb:N, as for live)")))
     found = _guarded("calibration", dc.calibration, args.calibration, size, args.game)
     checks, cal = found if isinstance(found, tuple) else ([found], None)
     lines += checks
