@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 
 from rules.i18n import LANGS, translation
 
-__all__ = ["LANGS", "_", "N_", "ngettext", "translator", "set_language", "language", "language_from_argv",
+__all__ = ["LANGS", "_", "N_", "ngettext", "translator", "plural_translator", "set_language", "language", "language_from_argv",
            "page_strings", "add_lang_arg"]
 
 _current = ["en"]
@@ -49,6 +49,11 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def translator(lang: str) -> Callable[[str], str]:
     """``gettext`` of ``lang``: English message id -> text in ``lang``, whatever the current language."""
     return translation(lang).gettext
+
+
+def plural_translator(lang: str) -> Callable[[str, str, int], str]:
+    """``ngettext`` of ``lang``: (English singular, English plural, n) -> the form ``n`` takes in ``lang``."""
+    return translation(lang).ngettext
 
 
 def language_from_argv(argv: Sequence[str]) -> str:

@@ -192,6 +192,14 @@ def test_the_score_line_speaks_latvian_with_its_plurals(latvian):
     assert game_line({"game_no": 1, "result": "win", "winner": "B"}) == "spēle 1: uzvarēja B"
 
 
+def test_a_report_in_another_language_than_the_process():
+    from judge.i18n import language, plural_translator, translator
+
+    assert language() == "en"
+    assert translator("cs")("Last call") == "Poslední rozhodnutí" and translator("en")("Last call") == "Last call"
+    assert plural_translator("ru")("match: {n} game played", "match: {n} games played", 5) == "матч: сыграно {n} игр"
+
+
 def test_english_stays_as_it_was():
     from judge.score_text import score_line
 
