@@ -56,8 +56,6 @@ def check_learned_extra(find_spec=None) -> None:
 
 
 def run(args) -> int:
-    if not args.data_only:
-        check_learned_extra()
     from judge.training.train import DataSpec, TrainSpec, build_dataset, export, merge_datasets, train
 
     try:
@@ -67,6 +65,8 @@ def run(args) -> int:
             export_size=repr(args.export_size))) from None
     if ew % 32 or eh % 32:
         raise UserError(_("--export-size sides must be multiples of 32, got {ew}x{eh}").format(ew=ew, eh=eh))
+    if not args.data_only:
+        check_learned_extra()  # after the options are checked, before anything is rendered
     games = tuple(g.strip() for g in args.games.split(",") if g.strip())
     data = DataSpec(games=games, settings_per_game=args.renderers, frames_per_setting=args.frames,
                     val_settings_per_game=args.val_renderers, tile_px=args.tile_px, tiles_per_frame=args.tiles,
