@@ -38,7 +38,18 @@ from rules import engine_for, parse_record  # noqa: E402
 GAMES = ("novuss", "cvrnkana")
 SIZE = (96, 64)
 OUTCOMES = ("accepted", "refused", "traceback", "other")
-_ERROR_LINE = re.compile(r"^shotjudge( [a-z]+)?: error: ")
+def _in_every_language(msgid: str) -> list[str]:
+    """``msgid`` as each language says it (``--lang`` is fuzzed too: a refusal may be in Czech)."""
+    from judge.i18n import translator
+    from rules.i18n import LANGS
+
+    return sorted({translator(lang)(msgid) for lang in LANGS})
+
+
+#: an error line in any of the languages (``error``, ``chyba``, ...), and the start of argparse's usage lines
+_ERRORS = [t.split("%(prog)s: ", 1)[1].split(" %(message)s", 1)[0] for t in _in_every_language("%(prog)s: error: %(message)s\n")]
+_ERROR_LINE = re.compile(r"^shotjudge( [a-z]+)?: (" + "|".join(map(re.escape, _ERRORS)) + ") ")
+_USAGE = tuple(t.strip() for t in _in_every_language("usage: ")) + (" ",)
 JUNK = ["x", "", None, True, False, [], {}, [1, 2], {"a": 1}, 0, -1, 1.5, "A1", "bat", "B99", [[0, 0]], "NE", "pocket"]
 HUGE = [1e308, -1e308, 10 ** 400, -(10 ** 30), 2 ** 63, 1e-320, 123456789.123]
 JUNK_OPTIONS = ["", "nan", "inf", "-inf", "-1", "0", "1e9", "1e-9", "x" * 300, "3.5", "-", "--", "NE", "☃", "10x10", "0x0",
@@ -230,7 +241,7 @@ def outcome(rc: int, out: str, err: str, trace: str | None, writes_stdout: bool)
     if rc == 0:
         return "accepted"
     lines = err.rstrip("\n").split("\n")
-    usage = all(line.startswith(("usage:", " ")) for line in lines[:-1])
+    usage = all(line.startswith(_USAGE) for line in lines[:-1])
     if rc == 2 and _ERROR_LINE.match(lines[-1]) and (len(lines) == 1 or usage) and not (writes_stdout and out):
         return "refused"
     return "other"
@@ -293,7 +304,7 @@ def option_cases(rng: random.Random, tmp: Path, setup: dict[str, Path], i: int) 
     verb = rng.choice(["referee", "replay", "live", "calibrate"])
     if verb == "referee":
         argv = ["referee", "--game", _option(rng, [game]), str(setup[f"{game}-records"])]
-        for opt, good in (("--ruleset", [game]), ("--lang", ["en", "cs", "ru"]), ("--first", ["A", "B"]),
+        for opt, good in (("--ruleset", [game]), ("--lang", ["en", "cs", "ru", "lv"]), ("--first", ["A", "B"]),
                           ("--toss-winner", ["A", "B"]), ("--game-number", ["1", "2"]), ("--profile", [f"{game}-default"])):
             if rng.random() < 0.4:
                 argv += [opt, _option(rng, good)]

@@ -14,16 +14,20 @@ from typing import Callable, Iterator
 
 from .errors import CalibrationError
 
-__all__ = ["Staged", "staged_files", "write_atomic", "write_text_atomic", "named_error"]
+__all__ = ["Staged", "staged_files", "write_atomic", "write_text_atomic", "named_error", "FILE_MODE", "DIR_MODE"]
 
 
-def _file_mode() -> int:
-    mask = os.umask(0)  # read once, at import (single-threaded): the mode an ordinary new file gets
+def _umask() -> int:
+    mask = os.umask(0)  # read once, at import (single-threaded)
     os.umask(mask)
-    return 0o666 & ~mask
+    return mask
 
 
-_MODE = _file_mode()
+#: the modes an ordinary new file and folder get (0644 and 0755 under the usual umask 022): an output made
+#: under a private temporary name (mkstemp: 0600, mkdtemp: 0700) is given these before it is moved into place
+FILE_MODE = 0o666 & ~_umask()
+DIR_MODE = 0o777 & ~_umask()
+_MODE = FILE_MODE
 
 
 def named_error(exc: OSError, tmp: str | Path, target: str | Path) -> OSError:

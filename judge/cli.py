@@ -11,6 +11,7 @@ import sys
 
 import judge
 from judge.errors import is_user_error
+from judge.i18n import _, language_from_argv, set_language
 
 __all__ = ["main"]
 
@@ -20,7 +21,7 @@ def _commands() -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="shotjudge", description="Automatic referee for Novuss and Cvrnkaná.")
+    parser = argparse.ArgumentParser(prog="shotjudge", description=_("Automatic referee for Novuss and Cvrnkaná."))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in _commands():
@@ -34,12 +35,13 @@ _DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, 
 
 
 def main(argv: list[str] | None = None) -> int:
+    set_language(language_from_argv(sys.argv[1:] if argv is None else argv))  # before the help texts are made
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        print("shotjudge: interrupted", file=sys.stderr)
+        print(_("shotjudge: interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
@@ -47,13 +49,14 @@ def main(argv: list[str] | None = None) -> int:
         if exc.errno not in _DISK_ERRNOS:
             return _internal_error(args.command, exc)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"shotjudge {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(_("shotjudge {command}: error: {message}").format(command=args.command, message=f"{where}{exc.strerror or exc}"),
+              file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - our own errors are one line; anything else is a bug, reported as one
         if not is_user_error(exc):
             return _internal_error(args.command, exc)
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"shotjudge {args.command}: error: {message}", file=sys.stderr)
+        print(_("shotjudge {command}: error: {message}").format(command=args.command, message=message), file=sys.stderr)
         return 2
 
 
@@ -74,16 +77,16 @@ def _internal_error(command: str, exc: BaseException) -> int:
         fd, path = tempfile.mkstemp(prefix=time.strftime("shotjudge-crash-%Y%m%d-%H%M%S-"), suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(f"shotjudge {command}: {' '.join(sys.argv)}\n\n{text}")
-        kept = f"the full trace is in {path}"
+        kept = _("the full trace is in {path}").format(path=path)
     except OSError:
         if path is not None:  # no half-written crash file
             with contextlib.suppress(OSError):
                 os.unlink(path)
-        kept = "the trace could not be written to a file"
+        kept = _("the trace could not be written to a file")
         sys.stderr.write(text)
     first = str(exc).splitlines()[0] if str(exc) else ""
-    print(f"shotjudge {command}: internal error: {type(exc).__name__}: {first} ({kept}; please report it)",
-          file=sys.stderr)
+    print(_("shotjudge {command}: internal error: {error} ({kept}; please report it)").format(
+        command=command, error=f"{type(exc).__name__}: {first}", kept=kept), file=sys.stderr)
     return 70  # EX_SOFTWARE
 
 

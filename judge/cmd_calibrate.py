@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judge.i18n import _
+
 __all__ = ["register", "run", "read_frames", "lens_for", "fit_plane", "measure_pieces", "measure_pieces_on"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
@@ -21,30 +23,31 @@ CORNERS = ("SW", "SE", "NE", "NW")
 def register(subparsers) -> None:
     from rules.game import GAMES
 
-    p = subparsers.add_parser("calibrate", help="calibrate the camera over the table or pit",
-                              description="Find the board in SOURCE (ArUco markers from the profile), write the "
-                                          "calibration file and optionally a preview with the board drawn back.")
+    p = subparsers.add_parser("calibrate", help=_("calibrate the camera over the table or pit"),
+                              description=_("Find the board in SOURCE (ArUco markers from the profile), write the "
+                                            "calibration file and optionally a preview with the board drawn back."))
     p.add_argument("--game", choices=tuple(GAMES), required=True)
-    p.add_argument("--profile", help="profile name or JSON file (default: the game's default profile)")
-    p.add_argument("--source", required=True, help="image file, folder of images, video file, or a camera "
-                                                   "(picam, usb:N, rtsp://..., http(s)://...) showing the table")
-    p.add_argument("--size", type=_size, help="camera resolution to request, WxH (use the one live will use)")
-    p.add_argument("--fps", type=frame_rate, help="camera frame rate to request")
-    p.add_argument("--out", required=True, help="calibration file to write (JSON)")
-    p.add_argument("--preview", help="write a PNG of the source with the calibrated board drawn on it")
+    p.add_argument("--profile", help=_("profile name or JSON file (default: the game's default profile)"))
+    p.add_argument("--source", required=True, help=_("image file, folder of images, video file, or a camera (picam, "
+                                                     "usb:N, rtsp://..., http(s)://...) showing the table"))
+    p.add_argument("--size", type=_size, help=_("camera resolution to request, WxH (use the one live will use)"))
+    p.add_argument("--fps", type=frame_rate, help=_("camera frame rate to request"))
+    p.add_argument("--out", required=True, help=_("calibration file to write (JSON)"))
+    p.add_argument("--preview", help=_("write a PNG of the source with the calibrated board drawn on it"))
     lens = p.add_mutually_exclusive_group()
-    lens.add_argument("--lens", help="image folder or video of the ChArUco board (shotjudge markers --charuco)")
-    lens.add_argument("--lens-from", help="reuse the lens of an existing calibration file")
-    lens.add_argument("--hfov", type=float, help="assume a straight lens with this horizontal field of view (deg)")
+    lens.add_argument("--lens", help=_("image folder or video of the ChArUco board (shotjudge markers --charuco)"))
+    lens.add_argument("--lens-from", help=_("reuse the lens of an existing calibration file"))
+    lens.add_argument("--hfov", type=float, help=_("assume a straight lens with this horizontal field of view (deg)"))
     manual = p.add_mutually_exclusive_group()
-    manual.add_argument("--click", action="store_true", help="manual fallback: click the 4 reference points in a window")
-    manual.add_argument("--points", help="manual fallback: 'u,v;u,v;u,v;u,v' image pixels of the 4 reference points "
-                                     "(Novuss: surface corners SW, SE, NE, NW; Cvrnkana: the markers' centres by id)")
-    p.add_argument("--max-frames", type=int, default=30, help="frames of a folder/video to try (default 30)")
-    p.add_argument("--pieces", help="also measure the piece colours on this image of the opening layout "
-                                    "(or of --state's layout); needs --background")
-    p.add_argument("--background", help="with --pieces: image of the empty board from the same camera")
-    p.add_argument("--state", help="with --pieces: game state file giving where the pieces stand (default: opening)")
+    manual.add_argument("--click", action="store_true", help=_("manual fallback: click the 4 reference points in a window"))
+    manual.add_argument("--points", help=_("manual fallback: 'u,v;u,v;u,v;u,v' image pixels of the 4 reference points "
+                                           "(Novuss: surface corners SW, SE, NE, NW; Cvrnkana: the markers' centres by "
+                                           "id)"))
+    p.add_argument("--max-frames", type=int, default=30, help=_("frames of a folder/video to try (default 30)"))
+    p.add_argument("--pieces", help=_("also measure the piece colours on this image of the opening layout (or of "
+                                      "--state's layout); needs --background"))
+    p.add_argument("--background", help=_("with --pieces: image of the empty board from the same camera"))
+    p.add_argument("--state", help=_("with --pieces: game state file giving where the pieces stand (default: opening)"))
     p.set_defaults(func=run)
 
 
@@ -76,19 +79,19 @@ def read_frames(source: str, limit: int | None = None, size: tuple[int, int] | N
             yield from _camera_frames(source, limit, size, fps)
             return
         if source.isdigit() or source.startswith("/dev/video"):
-            raise UserError(f"source {source!r} does not exist: a webcam is named usb:N (usb:0 for /dev/video0), "
-                            f"the Pi camera picam")
-        raise UserError(f"source {source!r} does not exist (give an image, a folder of images, a video file or a "
-                        f"camera: picam, usb:N, rtsp://...)")
+            raise UserError(_("source {source} does not exist: a webcam is named usb:N (usb:0 for /dev/video0), the Pi "
+                              "camera picam").format(source=repr(source)))
+        raise UserError(_("source {source} does not exist (give an image, a folder of images, a video file or a "
+                          "camera: picam, usb:N, rtsp://...)").format(source=repr(source)))
     count = 0
     if path.is_dir():
         files = sorted(f for f in path.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
         if not files:
-            raise UserError(f"folder {source} holds no images ({', '.join(IMAGE_SUFFIXES)})")
+            raise UserError(_("folder {source} holds no images ({value})").format(source=source, value=', '.join(IMAGE_SUFFIXES)))
         for f in files:
             image = cv2.imread(str(f), cv2.IMREAD_COLOR)
             if image is None:
-                raise UserError(f"{f}: not a readable image")
+                raise UserError(_("{f}: not a readable image").format(f=f))
             yield image
             count += 1
             if limit and count >= limit:
@@ -97,7 +100,7 @@ def read_frames(source: str, limit: int | None = None, size: tuple[int, int] | N
     if path.suffix.lower() in IMAGE_SUFFIXES:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
-            raise UserError(f"{source}: not a readable image")
+            raise UserError(_("{source}: not a readable image").format(source=source))
         yield image
         return
     cap = cv2.VideoCapture(str(path))
@@ -113,7 +116,8 @@ def read_frames(source: str, limit: int | None = None, size: tuple[int, int] | N
     finally:
         cap.release()
     if count == 0:
-        raise UserError(f"{source}: no frames could be read (not an image, folder or video OpenCV can open)")
+        raise UserError(_("{source}: no frames could be read (not an image, folder or video OpenCV can open)").format(
+            source=source))
 
 
 def _camera_frames(source: str, limit: int | None, size, fps):
@@ -122,7 +126,7 @@ def _camera_frames(source: str, limit: int | None, size, fps):
 
     with open_source(source, size=size, fps=fps, reconnect=False) as cam:
         for warning in getattr(cam, "warnings", []):
-            print(f"warning: {warning}")
+            print(_("warning: {warning}").format(warning=warning))
         for count, frame in enumerate(cam, 1):
             yield frame.image.copy()
             if limit and count >= limit:
@@ -137,7 +141,7 @@ def _parse_points(text: str):
     except ValueError:
         pts = []
     if len(pts) != 4 or any(len(p) != 2 for p in pts):
-        raise UserError(f"--points must be 4 image points 'u,v;u,v;u,v;u,v', got {text!r}")
+        raise UserError(_("--points must be 4 image points 'u,v;u,v;u,v;u,v', got {text}").format(text=repr(text)))
     return pts
 
 
@@ -167,28 +171,30 @@ def lens_for(image_size, lens: str | None = None, lens_from: str | None = None, 
     if lens:
         intr = calibrate_intrinsics(read_frames(lens, limit=200))
         if intr.image_size != image_size:
-            raise UserError(f"ChArUco images are {intr.image_size[0]}x{intr.image_size[1]} but the table source is "
-                            f"{image_size[0]}x{image_size[1]}: use the same camera resolution")
-        print(f"lens: ChArUco, {intr.views} views, reprojection {intr.rms_px:.3f} px rms")
+            raise UserError(_("ChArUco images are {value}x{value2} but the table source is {value3}x{value4}: use the "
+                              "same camera resolution").format(
+                                  value=intr.image_size[0], value2=intr.image_size[1], value3=image_size[0], value4=image_size[1]))
+        print(_("lens: ChArUco, {views} views, reprojection {rms_px} px rms").format(
+            views=intr.views, rms_px=format(intr.rms_px, '.3f')))
         return intr.camera_matrix, intr.distortion, "charuco", intr.rms_px
     if lens_from:
         old = load_calibration(lens_from, expected_image_size=image_size)
         return old.plane.camera_matrix, old.plane.distortion, old.intrinsics_source, old.intrinsics_rms_px
     intr = nominal_intrinsics(image_size, hfov or 70.0)
-    print(f"lens: not calibrated, assuming a straight lens with {hfov or 70.0:g} deg field of view "
-          f"(use --lens for a real camera)")
+    print(_("lens: not calibrated, assuming a straight lens with {value} deg field of view (use --lens for a real "
+            "camera)").format(value=format(hfov or 70.0, 'g')))
     return intr.camera_matrix, intr.distortion, "nominal", None
 
 
 def _check_outputs(args) -> None:
     """Where the calibration and its preview go, checked before any work."""
     from judge.errors import UserError
+    from judge.options import output_path
 
-    for option, path in (("--out", Path(args.out)), ("--preview", Path(args.preview) if args.preview else None)):
-        if path is not None and not path.resolve().parent.is_dir():
-            raise UserError(f"{option} {path}: folder {path.parent} does not exist")
     if args.preview and Path(args.preview).suffix.lower() != ".png":
-        raise UserError("--preview must be a .png file")
+        raise UserError(_("--preview must be a .png file"))
+    for option, path in (("--out", args.out), ("--preview", args.preview)):
+        output_path(option, path)  # its folder made, or one line saying why it cannot be
 
 
 def run(args) -> int:
@@ -219,7 +225,7 @@ def run(args) -> int:
         fit = from_points(pts, manual_reference_mm(profile), size, k, dist)
         best_image = first
     else:
-        fit, best_image, _ = fit_plane([first, *frames], profile, size, k, dist, args.source)
+        fit, best_image = fit_plane([first, *frames], profile, size, k, dist, args.source)[:2]
     calibration = Calibration.from_fit(profile, fit, lens_source, lens_rms)
     if args.pieces:
         calibration = measure_pieces(calibration, args.pieces, args.background, args.state)
@@ -227,13 +233,15 @@ def run(args) -> int:
         save_calibration(calibration, out, stage)
         if args.preview:
             write_png(args.preview, draw_overlay(best_image, calibration), stage)
-    print(f"wrote {out}: {profile.name}, {size[0]}x{size[1]}, {fit.method} "
-          f"({', '.join(map(str, fit.marker_ids)) or '4 points'}), residual {fit.rms_mm:.2f} mm rms / "
-          f"{fit.max_mm:.2f} mm max, {fit.rms_px:.2f} px rms")
+    print(_("wrote {out}: {name}, {value}x{value2}, {method} ({value3}), residual {rms_mm} mm rms / {max_mm} mm max, "
+            "{rms_px} px rms").format(
+                out=out, name=profile.name, value=size[0], value2=size[1], method=fit.method,
+                value3=', '.join(map(str, fit.marker_ids)) or '4 points', rms_mm=format(fit.rms_mm, '.2f'),
+                max_mm=format(fit.max_mm, '.2f'), rms_px=format(fit.rms_px, '.2f')))
     if fit.rms_mm > 1.0:
-        print("warning: residual above 1 mm - calibrate the lens (--lens) or check the markers lie flat")
+        print(_("warning: residual above 1 mm - calibrate the lens (--lens) or check the markers lie flat"))
     if args.preview:
-        print(f"wrote {args.preview}: check that the drawn lines lie on the table's lines")
+        print(_("wrote {preview}: check that the drawn lines lie on the table's lines").format(preview=args.preview))
     return 0
 
 
@@ -249,7 +257,7 @@ def fit_plane(images, profile, size, k, dist, where: str):
     best, best_image, best_found, last_error = None, None, None, None
     for image in images:
         if (image.shape[1], image.shape[0]) != tuple(size):
-            raise UserError(f"frames of {where} differ in size")
+            raise UserError(_("frames of {where} differ in size").format(where=where))
         found = detector(image)
         try:
             fit = fit_detection(found, profile, size, k, dist)
@@ -261,8 +269,8 @@ def fit_plane(images, profile, size, k, dist, where: str):
         if len(fit.marker_ids) == len(profile.markers["centres_mm"]):
             break
     if best is None:
-        raise UserError(f"{where}: {last_error}; print them with 'shotjudge markers --game {profile.game}' "
-                        f"or give --points")
+        raise UserError(_("{where}: {last_error}; print them with 'shotjudge markers --game {game}' or give --points").format(
+            where=where, last_error=last_error, game=profile.game))
     return best, best_image, best_found
 
 
@@ -273,7 +281,7 @@ def measure_pieces(calibration, pieces: str, background: str | None, state: str 
     from judge.setup import read_background
 
     if not background:
-        raise UserError("--pieces needs --background EMPTY.png: a picture of the empty board from this camera")
+        raise UserError(_("--pieces needs --background EMPTY.png: a picture of the empty board from this camera"))
     size = calibration.plane.image_size
     layout = piece_layout(calibration, state)
     try:
@@ -293,7 +301,7 @@ def piece_layout(calibration, state: str | None = None) -> dict:
     engine = rules.engine_for(calibration.game, calibration.profile.geometry)
     layout = dict(engine.hints(load_state(engine, state) if state else engine.initial()).layout)
     if not layout:
-        raise UserError(f"--pieces: the {calibration.game} opening has no piece on the field; give --state")
+        raise UserError(_("--pieces: the {game} opening has no piece on the field; give --state").format(game=calibration.game))
     return layout
 
 
@@ -312,6 +320,6 @@ def measure_pieces_on(calibration, frame, backgrounds: list, layout: dict, label
                                         label, complete=False)
     except (VisionError, AppearanceError) as exc:
         raise UserError(f"{label}: {exc}") from None
-    print(f"piece colours measured on {shown or label}: " + ", ".join(
+    print(_("piece colours measured on {value}: ").format(value=shown or label) + ", ".join(
         f"{k} rgb({', '.join(f'{v:.0f}' for v in look.rgb)})" for k, look in measured.pieces.items()))
     return calibration.with_appearance(measured)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .i18n import _
 from .options import frame_rate
 
 __all__ = ["register", "run"]
@@ -17,24 +18,25 @@ __all__ = ["register", "run"]
 def register(subparsers) -> None:
     from .cmd_live import _gains, _size
 
-    p = subparsers.add_parser("doctor", help="check the camera, calibration, detector, disk and clock before a match",
+    p = subparsers.add_parser("doctor", help=_("check the camera, calibration, detector, disk and clock before a match"),
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--source", help="the camera live will use: picam, picam:N, usb:N, rtsp://..., FILE or DIR "
-                                    "(default: no camera check)")
-    p.add_argument("--fps", type=frame_rate, help="camera frame rate to request (as for live)")
-    p.add_argument("--size", type=_size, help="camera resolution to request, WxH (as for live)")
-    p.add_argument("--exposure-us", type=int, help="Pi camera: locked exposure time in µs (as for live)")
-    p.add_argument("--colour-gains", type=_gains, help="Pi camera: locked red,blue gains (as for live)")
-    p.add_argument("--calibration", help="calibration.json to check against the camera's image size")
-    p.add_argument("--game", choices=("novuss", "cvrnkana"), help="also check the calibration is for this game")
-    p.add_argument("--detector", default="classical", choices=("classical", "learned"), help="detector to load (as for live)")
-    p.add_argument("--weights", help="learned detector weights: an .onnx file or an _ncnn_model folder "
-                                     "(default: the shipped models/shotjudge-det.onnx)")
-    p.add_argument("--journal", default="match.sqlite", help="live's journal file: the free space of its folder is checked "
-                                                       "(default: this folder, where live puts match-GAME.sqlite)")
-    p.add_argument("--clips", default="clips", help="live's clips folder (default: clips)")
-    p.add_argument("--save-frame", metavar="PNG", help="save the frame read from the camera (a picture at live's "
-                                                      "settings, for calibrate and --background)")
+    p.add_argument("--source", help=_("the camera live will use: picam, picam:N, usb:N, rtsp://..., FILE or DIR "
+                                      "(default: no camera check)"))
+    p.add_argument("--fps", type=frame_rate, help=_("camera frame rate to request (as for live)"))
+    p.add_argument("--size", type=_size, help=_("camera resolution to request, WxH (as for live)"))
+    p.add_argument("--exposure-us", type=int, help=_("Pi camera: locked exposure time in µs (as for live)"))
+    p.add_argument("--colour-gains", type=_gains, help=_("Pi camera: locked red,blue gains (as for live)"))
+    p.add_argument("--calibration", help=_("calibration.json to check against the camera's image size"))
+    p.add_argument("--game", choices=("novuss", "cvrnkana"), help=_("also check the calibration is for this game"))
+    p.add_argument("--detector", default="classical", choices=("classical", "learned"), help=_("detector to load (as for live)"))
+    p.add_argument("--weights", help=_("learned detector weights: an .onnx file or an _ncnn_model folder (default: the "
+                                       "shipped models/shotjudge-det.onnx)"))
+    p.add_argument("--journal", default="match.sqlite", help=_("live's journal file: the free space of its folder is "
+                                                               "checked (default: this folder, where live puts "
+                                                               "match-GAME.sqlite)"))
+    p.add_argument("--clips", default="clips", help=_("live's clips folder (default: clips)"))
+    p.add_argument("--save-frame", metavar="PNG", help=_("save the frame read from the camera (a picture at live's "
+                                                         "settings, for calibrate and --background)"))
     p.set_defaults(func=run)
 
 
@@ -60,7 +62,7 @@ def run(args) -> int:
         checks, size = found if isinstance(found, tuple) else ([found], None)
         lines += checks
     else:
-        lines.append(dc.Check("warn", "camera", "not checked (give --source picam or usb:N, as for live)"))
+        lines.append(dc.Check("warn", "camera", _("not checked (give --source picam or usb:N, as for live)")))
     found = _guarded("calibration", dc.calibration, args.calibration, size, args.game)
     checks, cal = found if isinstance(found, tuple) else ([found], None)
     lines += checks

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .cmd_replay import add_detector_args, vision_options
 from .errors import UserError
+from .i18n import _, add_lang_arg
 from .options import add_games_arg, count, frame_rate, match_games, port
 from .setup import check_calibration, make_vision, read_background
 from .start_state import add_start_args
@@ -24,37 +25,47 @@ from .start_state import add_start_args
 __all__ = ["register", "run", "make_pipeline"]
 
 
+def escape(text: str) -> str:
+    """``text`` shown as written by rich (a translated line may hold brackets); rich is imported when needed."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def register(subparsers) -> None:
-    p = subparsers.add_parser("live", help="judge a match live from a camera, stream or file",
+    p = subparsers.add_parser("live", help=_("judge a match live from a camera, stream or file"),
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=("novuss", "cvrnkana"))
-    p.add_argument("--source", required=True, help="picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR")
-    p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate`")
-    p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
-    p.add_argument("--state", help="start state: the game state the match starts from (JSON, as for replay; default: "
-                                   "the opening); kept in a new journal, a resumed one keeps its own")
+    p.add_argument("--source", required=True, help=_("picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR"))
+    p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate`"))
+    p.add_argument("--background", help=_("picture(s) of the empty board from this camera: a file or a folder; required with "
+                                              "the classical detector (the default), not with --detector learned"))
+    p.add_argument("--state", help=_("start state: the game state the match starts from (JSON, as for replay; default: "
+                                     "the opening); kept in a new journal, a resumed one keeps its own"))
     add_detector_args(p)
     add_start_args(p)
-    p.add_argument("--ruleset", help="rule variant (default: the game's, e.g. novuss-seed)")
+    p.add_argument("--ruleset", help=_("rule variant (default: the game's, e.g. novuss-seed)"))
     add_games_arg(p)
-    p.add_argument("--journal", default=None, help="match journal (SQLite; default: match-<game>.sqlite); "
-                                                   "an existing one is resumed")
-    p.add_argument("--clips", default="clips", help="folder for the per-shot clips (default: clips)")
-    p.add_argument("--no-clips", action="store_true", help="do not record clips")
-    p.add_argument("--lang", default="en", choices=("en", "cs", "ru"))
-    p.add_argument("--fps", type=frame_rate, help="camera frame rate to request (or the rate of an image folder)")
-    p.add_argument("--size", type=_size, help="camera resolution to request, WxH")
-    p.add_argument("--exposure-us", type=int, help="Pi camera: locked exposure time in µs")
-    p.add_argument("--colour-gains", type=_gains, help="Pi camera: locked red,blue gains (default: measured, then locked)")
-    p.add_argument("--queue", type=count(1, 100000), default=64, help="frames buffered between capture and judging (oldest dropped)")
-    p.add_argument("--max-reconnects", type=count(0, 1000), default=5, help="reopen attempts when a camera stops delivering")
-    p.add_argument("--overlay-host", default="127.0.0.1", help="address of the spectators' page (default: this machine only)")
+    p.add_argument("--journal", default=None, help=_("match journal (SQLite; default: match-<game>.sqlite); an "
+                                                     "existing one is resumed"))
+    p.add_argument("--clips", default="clips", help=_("folder for the per-shot clips (default: clips)"))
+    p.add_argument("--no-clips", action="store_true", help=_("do not record clips"))
+    add_lang_arg(p)
+    p.add_argument("--fps", type=frame_rate, help=_("camera frame rate to request (or the rate of an image folder)"))
+    p.add_argument("--size", type=_size, help=_("camera resolution to request, WxH"))
+    p.add_argument("--exposure-us", type=int, help=_("Pi camera: locked exposure time in µs"))
+    p.add_argument("--colour-gains", type=_gains, help=_("Pi camera: locked red,blue gains (default: measured, then locked)"))
+    p.add_argument("--queue", type=count(1, 100000), default=64, help=_("frames buffered between capture and judging "
+                                                                        "(oldest dropped)"))
+    p.add_argument("--max-reconnects", type=count(0, 1000), default=5, help=_("reopen attempts when a camera stops delivering"))
+    p.add_argument("--overlay-host", default="127.0.0.1", help=_("address of the spectators' page (default: this machine only)"))
     p.add_argument("--overlay-port", type=port, default=8080)
-    p.add_argument("--no-overlay", action="store_true", help="no spectators' page")
-    p.add_argument("--token", default=None, help="referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, printed once)")
+    p.add_argument("--no-overlay", action="store_true", help=_("no spectators' page"))
+    p.add_argument("--token", default=None, help=_("referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, "
+                                                   "printed once)"))
     p.add_argument("--confirm-timeout", type=_seconds, default=None, metavar="S",
-                   help="--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed the "
-                        "start state within S seconds (default: wait as long as it takes)")
+                   help=_("--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed "
+                          "the start state within S seconds (default: wait as long as it takes)"))
     p.set_defaults(func=run)
 
 
@@ -72,7 +83,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be a number of seconds above 0, got {text}").format(text=repr(text)))
     return value
 
 
@@ -81,7 +92,8 @@ def _size(text: str) -> tuple[int, int]:
         w, h = text.lower().split("x")
         return int(w), int(h)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT like 1280x720, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("size must be WIDTHxHEIGHT like 1280x720, got {text}").format(
+            text=repr(text))) from None
 
 
 def _gains(text: str) -> tuple[float, float]:
@@ -89,7 +101,8 @@ def _gains(text: str) -> tuple[float, float]:
         r, b = text.split(",")
         return float(r), float(b)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"colour gains must be RED,BLUE like 2.1,1.7, got {text!r}") from None
+        raise argparse.ArgumentTypeError(_("colour gains must be RED,BLUE like 2.1,1.7, got {text}").format(
+            text=repr(text))) from None
 
 
 def make_pipeline(calibration, fps: float, game: str, background=(), **vision):
@@ -110,8 +123,8 @@ def run(args) -> int:
 
     games = match_games(args.game, args.games)
     if args.confirm_timeout is not None and not args.start_from_board:
-        raise UserError("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's "
-                        "proposal: give --start-from-board, or drop --confirm-timeout")
+        raise UserError(_("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's "
+                          "proposal: give --start-from-board, or drop --confirm-timeout"))
     console = Console(highlight=False, stderr=False)
     opening = _opening(args, console)
     source = open_source(args.source, max_reconnects=args.max_reconnects,
@@ -120,8 +133,8 @@ def run(args) -> int:
     hub = server = recorder = None
     with source:
         for warning in getattr(source, "warnings", []):
-            console.print(f"[yellow]warning: {warning}[/]")
-        console.print(f"source {source.describe()}")
+            console.print("[yellow]" + escape(_("warning: {warning}").format(warning=warning)) + "[/]")
+        console.print(escape(_("source {source}").format(source=source.describe())))
         cal = check_calibration(args.calibration, source.size, args.game)
         engine = rules.engine_for(args.ruleset or args.game, cal.profile.geometry, args.game)
         match_info = {"game": args.game, "ruleset": engine.name, "profile": cal.profile.name,
@@ -162,7 +175,7 @@ def run(args) -> int:
                     recorder.close()
                 if server is not None:
                     ended = result is not None and not source.live
-                    hub.close("The video has ended: judging is over." if ended else "The judge has stopped.")
+                    hub.close(_("The video has ended: judging is over.") if ended else _("The judge has stopped."))
                     server.stop()
         except (StartNotConfirmed, KeyboardInterrupt) as exc:
             # nothing was judged: a journal kept would be resumed from the opening, not from this board
@@ -171,8 +184,8 @@ def run(args) -> int:
             if not kept:
                 _discard_journal(journal_path)
             if isinstance(exc, StartNotConfirmed):
-                raise StartNotConfirmed(f"{exc}; nothing judged, {journal_path} "
-                                        f"{'kept' if kept else 'not kept'}") from None
+                raise StartNotConfirmed(_("{exc}; nothing judged, {journal_path} {value}").format(
+                    exc=exc, journal_path=journal_path, value='kept' if kept else 'not kept')) from None
             raise
         finally:
             journal.close()
@@ -203,9 +216,13 @@ def _discard_journal(path: Path) -> None:
 
 def _say_resumed(console, match, journal_path, resume_after: int) -> None:
     if match.resumed_shots or match.pending_judged or resume_after >= 0:
-        console.print(f"[bold]resuming[/] {journal_path}: game {match.game_no}, {match.resumed_shots} shot(s) already judged"
-                      + (f", {match.pending_judged} seen before the stop judged now" if match.pending_judged else "")
-                      + (f"; reading on after frame {resume_after}" if resume_after >= 0 else ""), soft_wrap=True)
+        line = _("resuming {journal}: game {game_no}, {shots} shot(s) already judged").format(
+            journal=journal_path, game_no=match.game_no, shots=match.resumed_shots)
+        if match.pending_judged:
+            line += _(", {n} seen before the stop judged now").format(n=match.pending_judged)
+        if resume_after >= 0:
+            line += _("; reading on after frame {frame}").format(frame=resume_after)
+        console.print(escape(line), soft_wrap=True)
 
 
 def _summary(console, result, match, journal_path, recorder) -> int:
@@ -213,24 +230,25 @@ def _summary(console, result, match, journal_path, recorder) -> int:
     from hardware import TruncatedVideo
 
     open_reviews = len(match.open_reviews())
-    console.print(f"{result.frames} frames, {result.shots} shot(s) judged ({result.reviewed} flagged for review), "
-                  f"{result.refused} refused ({open_reviews} review item(s) open for the referee), "
-                  f"{result.skipped} duplicate(s) already in the journal, "
-                  f"{sum(g.count for g in result.gaps)} frame(s) lost in {len(result.gaps)} gap(s); journal {journal_path}",
-                  soft_wrap=True)
+    console.print(escape(_("{frames} frames, {shots} shot(s) judged ({reviewed} flagged for review), {refused} refused "
+                           "({open} review item(s) open for the referee), {skipped} duplicate(s) already in the journal, "
+                           "{lost} frame(s) lost in {gaps} gap(s); journal {journal}").format(
+        frames=result.frames, shots=result.shots, reviewed=result.reviewed, refused=result.refused, open=open_reviews,
+        skipped=result.skipped, lost=sum(g.count for g in result.gaps), gaps=len(result.gaps), journal=journal_path)),
+        soft_wrap=True)
     from .score_text import score_line
 
     console.print(score_line(match.score()), markup=False, soft_wrap=True)
     if recorder is not None:
         for error in recorder.errors:
-            console.print(f"[red]clip not saved: {error}[/]")
+            console.print("[red]" + escape(_("clip not saved: {error}").format(error=error)) + "[/]")
     if result.error is not None:
-        kept = f"; the {result.shots} shot(s) judged before it are in {journal_path}"
+        kept = _("; the {shots} shot(s) judged before it are in {journal}").format(shots=result.shots, journal=journal_path)
         if result.unfinished:
-            kept += "; the shot in progress when it stopped was not judged"
+            kept += _("; the shot in progress when it stopped was not judged")
         if isinstance(result.error, TruncatedVideo):
             raise UserError(f"{result.error}{kept}")
-        raise UserError(f"{result.error}{kept}; run the same command again to resume")
+        raise UserError(f"{result.error}{kept}" + _("; run the same command again to resume"))
     return 0
 
 
@@ -240,13 +258,14 @@ def _board_start(args, engine, cal, background, source, journal_path, match_info
     from .start_state import StartGate, asked, board_proposal, describe, facts_from_args, proposed_state
 
     if args.state is not None:
-        raise UserError("--state and --start-from-board both say where the match starts: give one of them")
+        raise UserError(_("--state and --start-from-board both say where the match starts: give one of them"))
     if journal_path.exists():
-        console.print(f"[yellow]{journal_path} is resumed: it keeps its own start state (--start-from-board not used)[/]")
+        console.print("[yellow]" + escape(_("{journal} is resumed: it keeps its own start state (--start-from-board not "
+                                             "used)").format(journal=journal_path)) + "[/]")
         return None
     if args.no_overlay and not args.confirm:
-        raise UserError("--start-from-board needs the referee to confirm the proposal: on the spectators' page "
-                        "(drop --no-overlay) or with --confirm")
+        raise UserError(_("--start-from-board needs the referee to confirm the proposal: on the spectators' page (drop "
+                          "--no-overlay) or with --confirm"))
     facts = facts_from_args(args)
     proposal = board_proposal(source, cal, background)
     source.close()  # judging starts from the first frame again
@@ -256,7 +275,7 @@ def _board_start(args, engine, cal, background, source, journal_path, match_info
     console.print(text, markup=False, highlight=False, soft_wrap=True)
     if args.confirm:
         match_info["start"] = doc
-        console.print("start state confirmed (--confirm)")
+        console.print(_("start state confirmed (--confirm)"))
         return None
     return StartGate(engine, doc, text)
 
@@ -265,27 +284,27 @@ def _wait_for_start(gate, server, console, timeout_s: float | None = None, clock
                     remind_s: float = REMIND_S) -> None:
     """Live waits until the referee confirms or corrects the proposed start on the overlay page: never in
     silence (a line every ``remind_s``), and no longer than ``timeout_s`` (``StartNotConfirmed``)."""
-    console.print(f"waiting for the referee to confirm the start state: on the overlay page {server.url} (referee "
-                  f"mode), or POST {server.url}api/referee/start-state with the referee token, body "
-                  "{\"state\": null} to take the proposal or {\"state\": {...}} to correct it (or start again with "
-                  "--confirm)", markup=False, soft_wrap=True)
+    console.print(_("waiting for the referee to confirm the start state: on the overlay page {url} (referee mode), or "
+                    "POST {url}api/referee/start-state with the referee token, body {take} to take the proposal or "
+                    "{correct} to correct it (or start again with --confirm)").format(
+        url=server.url, take='{"state": null}', correct='{"state": {...}}'), markup=False, soft_wrap=True)
     start_s = clock()
     reminders = 0
     while True:
         waited_s = clock() - start_s
         if timeout_s is not None and waited_s >= timeout_s:
-            raise StartNotConfirmed(f"the referee did not confirm the start state within {timeout_s:g} s "
-                                    f"(--confirm-timeout {timeout_s:g})")
+            raise StartNotConfirmed(_("the referee did not confirm the start state within {timeout_s} s "
+                                      "(--confirm-timeout {timeout_s})").format(timeout_s=format(timeout_s, 'g')))
         if waited_s >= (reminders + 1) * remind_s:
             reminders = int(waited_s // remind_s)
-            console.print(f"still waiting for the referee to confirm the start state ({reminders * remind_s / 60:g} "
-                          f"min)...", markup=False)
+            console.print(_("still waiting for the referee to confirm the start state ({minutes} min)...").format(
+                minutes=f"{reminders * remind_s / 60:g}"), markup=False)
         step_s = min(0.5, (reminders + 1) * remind_s - waited_s)
         if timeout_s is not None:
             step_s = min(step_s, timeout_s - waited_s)
         if gate.wait(max(step_s, 0.0)):
             break
-    console.print("start state confirmed by the referee")
+    console.print(_("start state confirmed by the referee"))
 
 
 def _report_maker(args, match):
@@ -315,8 +334,8 @@ def _start_overlay(args, cal, match, console, gate=None):
                          evidence=evidence)
         server = OverlayServer(app, args.overlay_host, args.overlay_port).start()
     except OSError as exc:
-        raise UserError(f"spectators' page: {exc}; use --overlay-port or --no-overlay") from None
-    console.print(f"spectators' page: {server.url}  (for OBS: {server.url}?transparent=1)")
+        raise UserError(_("spectators' page: {exc}; use --overlay-port or --no-overlay").format(exc=exc)) from None
+    console.print(escape(_("spectators' page: {url}  (for OBS: {url}?transparent=1)").format(url=server.url)))
     if not (args.token or os.environ.get("SHOTJUDGE_REFEREE_TOKEN")):
-        print(f"referee token (shown once): {token}", file=sys.stderr)
+        print(_("referee token (shown once): {token}").format(token=token), file=sys.stderr)
     return hub, server

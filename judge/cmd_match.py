@@ -16,6 +16,7 @@ import json
 import sys
 
 from .errors import UserError
+from .i18n import N_, _
 from .options import add_games_arg, match_games
 
 __all__ = ["register", "run"]
@@ -24,17 +25,17 @@ __all__ = ["register", "run"]
 def register(sub) -> None:
     from rules.game import GAMES
 
-    p = sub.add_parser("match", help="rule on a whole match's shot records and print the match score",
+    p = sub.add_parser("match", help=_("rule on a whole match's shot records and print the match score"),
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("shots", help="shot records of the match (JSON Lines or a JSON array); '-' reads standard input")
+    p.add_argument("shots", help=_("shot records of the match (JSON Lines or a JSON array); '-' reads standard input"))
     p.add_argument("--game", required=True, choices=list(GAMES))
-    p.add_argument("--ruleset", help="a variant by name (novuss-seed); default: the game's own")
-    p.add_argument("--profile", help="table/field profile name or file (default: the game's default profile)")
-    p.add_argument("--first", default="A", choices=["A", "B"], help="Novuss: who strikes first in game 1")
+    p.add_argument("--ruleset", help=_("a variant by name (novuss-seed); default: the game's own"))
+    p.add_argument("--profile", help=_("table/field profile name or file (default: the game's default profile)"))
+    p.add_argument("--first", default="A", choices=["A", "B"], help=_("Novuss: who strikes first in game 1"))
     p.add_argument("--toss-winner", default="A", choices=["A", "B"],
-                   help="Cvrnkaná: who won the coin toss (starts the odd games, clause 1)")
-    add_games_arg(p, "the games the records hold (Cvrnkaná: an even number)")
-    p.add_argument("--json", action="store_true", help="the match score as one JSON object")
+                   help=_("Cvrnkaná: who won the coin toss (starts the odd games, clause 1)"))
+    add_games_arg(p, N_("the games the records hold (Cvrnkaná: an even number)"))
+    p.add_argument("--json", action="store_true", help=_("the match score as one JSON object"))
     p.set_defaults(func=run, game_number=1)
 
 
@@ -50,16 +51,17 @@ def run(args) -> int:
     referee = Referee(engine, games)
     played = referee.play(initial_state(engine, args), records, f"{source} record")
     if played.state.outcome is None:
-        raise UserError(f"{source}: game {played.game_no} is not over after the last record; "
-                        "give the records of the whole match")
+        raise UserError(_("{source}: game {game_no} is not over after the last record; give the records of the whole "
+                          "match").format(source=source, game_no=played.game_no))
     score = referee.score(played.state, played.game_no, played.finished)
     if games is not None and not score["over"]:
-        raise UserError(f"{source}: the records hold {score['played']} of the match's {games} games (--games {games})")
+        raise UserError(_("{source}: the records hold {played} of the match's {games} games (--games {games})").format(
+            source=source, played=score['played'], games=games))
     if games is None:  # the match is the games the records hold
         try:
             check_games(args.game, score["played"])
         except ValueError as exc:
-            raise UserError(f"{source}: {exc}; give the records of the whole match") from None
+            raise UserError(_("{source}: {exc}; give the records of the whole match").format(source=source, exc=exc)) from None
         score = match_score(args.game, score["results"], score["played"])
     if args.json:
         sys.stdout.write(json.dumps(score, ensure_ascii=False) + "\n")

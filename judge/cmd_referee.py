@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from judge.errors import UserError
+from judge.i18n import N_, _, add_lang_arg
 from judge.options import add_games_arg, match_games
 
 __all__ = ["register", "run", "read_records", "initial_state"]
@@ -19,21 +20,22 @@ __all__ = ["register", "run", "read_records", "initial_state"]
 def register(sub) -> None:
     from rules.game import GAMES
 
-    p = sub.add_parser("referee", help="rule on shot records (JSON Lines or a JSON array)",
-                       description="Read shot records and write one ruling per line (docs/schemas/ruling.schema.json).")
-    p.add_argument("shots", help="shot records file (JSON Lines or a JSON array); '-' reads standard input")
+    p = sub.add_parser("referee", help=_("rule on shot records (JSON Lines or a JSON array)"),
+                       description=_("Read shot records and write one ruling per line (docs/schemas/ruling.schema.json)."))
+    p.add_argument("shots", help=_("shot records file (JSON Lines or a JSON array); '-' reads standard input"))
     p.add_argument("--game", required=True, choices=list(GAMES))
-    p.add_argument("--ruleset", help="a variant by name (novuss-seed); default: the game's own")
-    p.add_argument("--profile", help="table/field profile name or file (default: the game's default profile)")
-    p.add_argument("--lang", default="en", choices=["en", "cs", "ru"], help="language of the call texts")
-    p.add_argument("--first", default="A", choices=["A", "B"], help="Novuss: who strikes first")
-    p.add_argument("--toss-winner", default="A", choices=["A", "B"], help="Cvrnkaná: who won the coin toss")
-    p.add_argument("--game-number", type=int, default=1, help="Cvrnkaná: number of this game in the match")
-    p.add_argument("--pretty", action="store_true", help="indented JSON for people")
-    p.add_argument("--state", metavar="FILE", help="start state: judge the records from this game state (JSON, as for "
-                                                    "replay and live); default: the opening (--first, --toss-winner)")
-    p.add_argument("--print-state", action="store_true", help="print the final game state instead of the rulings")
-    add_games_arg(p, "the records are of one game (a record after it ends is refused)")
+    p.add_argument("--ruleset", help=_("a variant by name (novuss-seed); default: the game's own"))
+    p.add_argument("--profile", help=_("table/field profile name or file (default: the game's default profile)"))
+    add_lang_arg(p)
+    p.add_argument("--first", default="A", choices=["A", "B"], help=_("Novuss: who strikes first"))
+    p.add_argument("--toss-winner", default="A", choices=["A", "B"], help=_("Cvrnkaná: who won the coin toss"))
+    p.add_argument("--game-number", type=int, default=1, help=_("Cvrnkaná: number of this game in the match"))
+    p.add_argument("--pretty", action="store_true", help=_("indented JSON for people"))
+    p.add_argument("--state", metavar="FILE", help=_("start state: judge the records from this game state (JSON, as "
+                                                     "for replay and live); default: the opening (--first, "
+                                                     "--toss-winner)"))
+    p.add_argument("--print-state", action="store_true", help=_("print the final game state instead of the rulings"))
+    add_games_arg(p, N_("the records are of one game (a record after it ends is refused)"))
     p.set_defaults(func=run)
 
 
@@ -43,7 +45,7 @@ def initial_state(engine, args):
     if not game_class(engine.game).starts_by_toss:  # Novuss: a player is named to strike first
         return engine.initial(first=args.first)
     if args.game_number < 1:
-        raise UserError(f"--game-number must be 1 or more, got {args.game_number}")
+        raise UserError(_("--game-number must be 1 or more, got {game_number}").format(game_number=args.game_number))
     return engine.initial(toss_winner=args.toss_winner, game_number=args.game_number)
 
 
@@ -58,16 +60,17 @@ def read_records(args):
     else:
         path = Path(args.shots)
         if not path.is_file():
-            raise UserError(f"{args.shots}: no such file")
+            raise UserError(_("{shots}: no such file").format(shots=args.shots))
         source = path.name
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise UserError(f"{source}: not a UTF-8 text file") from None
+            raise UserError(_("{source}: not a UTF-8 text file").format(source=source)) from None
     profile = profile_for(args.game, args.profile)
     engine = engine_for(args.ruleset or args.game, profile.geometry, args.game)
     if engine.game != args.game:
-        raise UserError(f"ruleset {args.ruleset!r} is for {engine.game}, not {args.game}")
+        raise UserError(_("ruleset {ruleset} is for {game}, not {game2}").format(
+            ruleset=repr(args.ruleset), game=engine.game, game2=args.game))
     return engine, load_records(text, source=source, game=args.game), source
 
 

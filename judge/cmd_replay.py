@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
+from .i18n import _, add_lang_arg
 from .options import add_games_arg, frame_rate, match_games
 from .start_state import add_start_args
 
@@ -43,22 +44,23 @@ EPILOG = """exit status:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("replay", help="judge a recorded match from its video (report, overlay, dispute view)",
+    p = subparsers.add_parser("replay", help=_("judge a recorded match from its video (report, overlay, dispute view)"),
                               description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("video", metavar="VIDEO", help="the recorded match (a video file or a folder of images)")
-    p.add_argument("--game", required=True, help="novuss or cvrnkana")
-    p.add_argument("--calibration", required=True, help="calibration.json made by `shotjudge calibrate` for this camera")
-    p.add_argument("--background", help="picture(s) of the empty board from this camera: a file or a folder")
-    p.add_argument("--state", help="start state: the game state at the start of the video (JSON); default: the opening")
-    p.add_argument("--ruleset", help="rule variant (default: the game's)")
-    p.add_argument("--report", help="write the report here (JSON; evidence crops go to <name>_files/ beside it)")
-    p.add_argument("--overlay", help="write the video with tracks, zones, contacts and calls drawn (MP4)")
-    p.add_argument("--lang", default="en", choices=("en", "cs", "ru"), help="language of the calls")
-    p.add_argument("--fps", type=frame_rate, help="frame rate, when the video does not say it (or an image folder)")
-    p.add_argument("--shot", type=int, help="render the dispute view of this shot (numbered from 1 through the video)")
-    p.add_argument("--slow", type=int, default=8, help="dispute view: output frames per video frame (default 8)")
-    p.add_argument("--dispute", help="dispute view file (default: shotNNN_dispute.mp4 in the current folder)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("video", metavar="VIDEO", help=_("the recorded match (a video file or a folder of images)"))
+    p.add_argument("--game", required=True, help=_("novuss or cvrnkana"))
+    p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate` for this camera"))
+    p.add_argument("--background", help=_("picture(s) of the empty board from this camera: a file or a folder; required with "
+                                              "the classical detector (the default), not with --detector learned"))
+    p.add_argument("--state", help=_("start state: the game state at the start of the video (JSON); default: the opening"))
+    p.add_argument("--ruleset", help=_("rule variant (default: the game's)"))
+    p.add_argument("--report", help=_("write the report here (JSON; evidence crops go to <name>_files/ beside it)"))
+    p.add_argument("--overlay", help=_("write the video with tracks, zones, contacts and calls drawn (MP4)"))
+    add_lang_arg(p)
+    p.add_argument("--fps", type=frame_rate, help=_("frame rate, when the video does not say it (or an image folder)"))
+    p.add_argument("--shot", type=int, help=_("render the dispute view of this shot (numbered from 1 through the video)"))
+    p.add_argument("--slow", type=int, default=8, help=_("dispute view: output frames per video frame (default 8)"))
+    p.add_argument("--dispute", help=_("dispute view file (default: shotNNN_dispute.mp4 in the current folder)"))
+    p.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     add_games_arg(p)
     add_detector_args(p)
     add_start_args(p)
@@ -66,8 +68,9 @@ def register(subparsers) -> None:
 
 
 def _check_out(option: str, path: str | None) -> None:
-    if path is not None and not Path(path).resolve().parent.is_dir():
-        raise UserError(f"{option} {path}: folder {Path(path).resolve().parent} does not exist")
+    from .options import output_path
+
+    output_path(option, path)  # its folder made, or one line saying why it cannot be
 
 
 def run(args) -> int:
@@ -78,12 +81,12 @@ def run(args) -> int:
     from .report import write_outputs
 
     if args.game not in GAMES:
-        raise UserError(f"unknown game {args.game!r} (expected novuss or cvrnkana)")
+        raise UserError(_("unknown game {game} (expected novuss or cvrnkana)").format(game=repr(args.game)))
     games = match_games(args.game, args.games)
     if args.shot is not None and args.shot < 1:
-        raise UserError(f"--shot must be 1 or more, got {args.shot}")
+        raise UserError(_("--shot must be 1 or more, got {shot}").format(shot=args.shot))
     if not 1 <= args.slow <= 64:
-        raise UserError(f"--slow must be between 1 and 64, got {args.slow}")
+        raise UserError(_("--slow must be between 1 and 64, got {slow}").format(slow=args.slow))
     dispute = args.dispute or (f"shot{args.shot:03d}_dispute.mp4" if args.shot else None)
     for option, path in (("--report", args.report), ("--overlay", args.overlay), ("--dispute", dispute)):
         _check_out(option, path)
@@ -97,11 +100,12 @@ def run(args) -> int:
                              start_from_board=_board_start(args, err) if getattr(args, "start_from_board", False) else None,
                              games=games)
         if result.error is not None and not result.frames:
-            raise UserError(f"{result.error}; no frame could be read, nothing written")
+            raise UserError(_("{error}; no frame could be read, nothing written").format(error=result.error))
         if args.shot is not None and not any(s.no == args.shot for s in result.shots):
             cut = result.cut
             where = f" before it ends abruptly after frame {cut['last_frame']}" if cut else ""
-            raise UserError(f"--shot {args.shot}: the video has {len(result.shots)} judged shot(s){where}")
+            raise UserError(_("--shot {shot}: the video has {value} judged shot(s){where}").format(
+                shot=args.shot, value=len(result.shots), where=where))
         doc = None
         if args.report or args.overlay:
             doc = write_outputs(result, report=args.report, overlay=args.overlay, lang=args.lang,
@@ -119,16 +123,20 @@ def run(args) -> int:
     for note in result.notes:
         err.print(f"[yellow]{note}[/]")
     speed = result.duration_s / result.seconds if result.seconds else float("inf")
-    err.print(f"{result.frames} frames ({result.duration_s:.1f} s of video) judged in {result.seconds:.1f} s "
-              f"({speed:.1f}x real time); {len(result.shots)} shot(s), {sum(s.review for s in result.shots)} for review")
+    err.print(_("{frames} frames ({video_s} s of video) judged in {seconds} s ({speed}x real time); {shots} shot(s), "
+                "{review} for review").format(frames=result.frames, video_s=f"{result.duration_s:.1f}",
+                                              seconds=f"{result.seconds:.1f}", speed=f"{speed:.1f}", shots=len(result.shots),
+                                              review=sum(s.review for s in result.shots)))
     if doc is not None and args.report:
-        err.print(f"report: {args.report}")
+        err.print(_("report: {path}").format(path=args.report))
     if args.overlay:
-        err.print(f"overlay video: {args.overlay}")
+        err.print(_("overlay video: {path}").format(path=args.overlay))
     if frames is not None:
-        err.print(f"dispute view of shot {args.shot}: {dispute} ({frames} frames, {args.slow}x slower)")
+        err.print(_("dispute view of shot {shot}: {path} ({frames} frames, {slow}x slower)").format(
+            shot=args.shot, path=dispute, frames=frames, slow=args.slow))
     if result.cut is not None:
-        print(f"shotjudge replay: error: {cut_message(result, args.report)}", file=sys.stderr)
+        print(_("shotjudge {command}: error: {message}").format(command="replay", message=cut_message(result, args.report)),
+              file=sys.stderr)
         return EXIT_PARTIAL
     return 0
 
@@ -147,15 +155,16 @@ def _board_start(args, err):
         missing = asked(engine.game, facts)
         err.print(describe(proposal, doc, missing), markup=False, highlight=False, soft_wrap=True)
         if proposal.unsure and not args.confirm:
-            raise UserError(f"--start-from-board: {len(proposal.unsure)} disc(s) could not be given to a player; "
-                            "write the state yourself and pass it with --state, or --confirm to leave them out")
+            raise UserError(_("--start-from-board: {value} disc(s) could not be given to a player; write the state "
+                              "yourself and pass it with --state, or --confirm to leave them out").format(
+                                  value=len(proposal.unsure)))
         if proposal.unidentified and not args.confirm:
-            raise UserError(f"--start-from-board: {len(proposal.unidentified)} disc(s) of a piece's size match no "
-                            "player's colour; write the state yourself and pass it with --state, or --confirm to "
-                            "leave them out")
+            raise UserError(_("--start-from-board: {value} disc(s) of a piece's size match no player's colour; write "
+                              "the state yourself and pass it with --state, or --confirm to leave them out").format(
+                                  value=len(proposal.unidentified)))
         if missing and not args.confirm:
-            raise UserError(f"--start-from-board: the camera cannot see {', '.join(missing)}: give them, or "
-                            "--confirm to take the proposal as it is")
+            raise UserError(_("--start-from-board: the camera cannot see {value}: give them, or --confirm to take the "
+                              "proposal as it is").format(value=', '.join(missing)))
         return engine.state_from_dict(doc)
 
     return start
@@ -164,32 +173,35 @@ def _board_start(args, err):
 def cut_message(result, report: str | None) -> str:
     """One line for a video that broke off: where, why, and what the outputs hold."""
     cut = result.cut
-    of = f" of {cut['frames_expected']}" if cut["frames_expected"] else ""
-    holds = f"{report} holds" if report else "the table above lists"
-    shot = ("the shot in progress at the cut was not judged" if cut["shot_in_progress"]
-            else "no shot was in progress at the cut")
-    return (f"{result.video}: the video ends abruptly after frame {cut['last_frame']} (t={cut['last_t_s']:.2f} s; "
-            f"{result.frames}{of} frames readable: {cut['reason']}): {holds} the {len(result.shots)} shot(s) "
-            f"completed before the cut; {shot}")
+    of = _(" of {n}").format(n=cut["frames_expected"]) if cut["frames_expected"] else ""
+    holds = _("{report} holds").format(report=report) if report else _("the table above lists")
+    shot = (_("the shot in progress at the cut was not judged") if cut["shot_in_progress"]
+            else _("no shot was in progress at the cut"))
+    return _("{video}: the video ends abruptly after frame {last_frame} (t={last_t} s; {frames}{of} frames readable: "
+             "{reason}): {holds} the {shots} shot(s) completed before the cut; {shot}").format(
+        video=result.video, last_frame=cut["last_frame"], last_t=f"{cut['last_t_s']:.2f}", frames=result.frames, of=of,
+        reason=cut["reason"], holds=holds, shots=len(result.shots), shot=shot)
 
 
 def print_calls(console, result, truth: list | None = None, title: str | None = None) -> None:
     """The calls as a table; with ``truth`` (ground-truth rulings by shot) a column says whether each matches."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=title or f"{result.game}: {Path(result.video).name}", show_lines=False)
-    for col in ("shot", "player", "calls (clause)", "review") + (("ground truth",) if truth is not None else ()):
+    for col in (_("shot"), _("player"), _("calls (clause)"), _("review")) + ((_("ground truth"),) if truth is not None else ()):
         table.add_column(col)
     rows = max(len(result.shots), len(truth or []))
     for i in range(rows):
         s = result.shots[i] if i < len(result.shots) else None
         if s is None:
-            calls, player, review = "[red]not seen by vision[/]", "", ""
+            calls, player, review = "[red]" + _("not seen by vision") + "[/]", "", ""
         elif s.ruling is None:
-            calls, player, review = f"[red]not judged: {s.error}[/]", s.record.get("player", ""), "[red]yes[/]"
+            calls, player, review = "[red]" + escape(_("not judged: {error}").format(error=s.error)) + "[/]", \
+                s.record.get("player", ""), "[red]" + _("yes") + "[/]"
         else:
             calls = ", ".join(f"{c['code']} ({c['clause']})" for c in s.ruling["calls"]) or "-"
-            player, review = s.ruling["player"], "[red]yes[/]" if s.review else ""
+            player, review = s.ruling["player"], "[red]" + _("yes") + "[/]" if s.review else ""
         row = [str(i + 1), player, calls, review]
         if truth is not None:
             row.append(_verdict(s, truth[i] if i < len(truth) else None))
@@ -207,12 +219,12 @@ def same_ruling(got, want) -> bool:
 
 def _verdict(shot, want) -> str:
     if want is None:
-        return "[red]extra shot (not in the simulation)[/]"
+        return "[red]" + _("extra shot (not in the simulation)") + "[/]"
     if shot is None:
-        return "[red]missed: " + ", ".join(c["code"] for c in want["calls"]) + "[/]"
+        return "[red]" + _("missed: {codes}").format(codes=", ".join(c["code"] for c in want["calls"])) + "[/]"
     if same_ruling(shot.ruling, want):
-        return "[green]same[/]"
-    return "[red]differs: " + (", ".join(c["code"] for c in want["calls"]) or "-") + "[/]"
+        return "[green]" + _("same") + "[/]"
+    return "[red]" + _("differs: {codes}").format(codes=", ".join(c["code"] for c in want["calls"]) or "-") + "[/]"
 
 
 class _Progress:
@@ -249,12 +261,12 @@ class _Progress:
 def add_detector_args(p) -> None:
     """``--detector``, ``--weights``, ``--no-fallback``: which detector ``make_vision`` builds."""
     p.add_argument("--detector", default="classical", choices=("classical", "learned"),
-                   help="classical (default: fastest and most precise on the benchmarks) or learned (experimental: "
-                        "YOLO boxes refined by the rim fit, needs pip install 'shotjudge[learned]'; finds more pieces under "
-                        "hands and the cue; measured on the hard cases only; ~150 ms a frame on a CPU)")
-    p.add_argument("--weights", help="learned detector weights (default: the shipped models/shotjudge-det.onnx)")
+                   help=_("classical (default: fastest and most precise on the benchmarks) or learned (experimental: "
+                          "YOLO boxes refined by the rim fit, needs pip install 'shotjudge[learned]'; finds more "
+                          "pieces under hands and the cue; measured on the hard cases only; ~150 ms a frame on a CPU)"))
+    p.add_argument("--weights", help=_("learned detector weights (default: the shipped models/shotjudge-det.onnx)"))
     p.add_argument("--no-fallback", action="store_true",
-                   help="learned detector: fail instead of falling back to the classical one when it cannot load")
+                   help=_("learned detector: fail instead of falling back to the classical one when it cannot load"))
 
 
 def vision_options(args) -> dict:

@@ -16,23 +16,22 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
+from .i18n import _, add_lang_arg
 
 __all__ = ["register", "run", "write_pdf", "report_html"]
 
 
 def register(sub) -> None:
-    from rules.i18n import LANGS
-
-    p = sub.add_parser("report", help="the dispute report of a match: one printable HTML page (and PDF)",
+    p = sub.add_parser("report", help=_("the dispute report of a match: one printable HTML page (and PDF)"),
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--replay-report", metavar="REPORT.json", help="the report `replay --report` wrote")
-    src.add_argument("--journal", metavar="MATCH.sqlite", help="a live match's journal")
-    p.add_argument("--clips", help="with --journal: the folder of the per-shot clips (`live --clips`), for the crops")
-    p.add_argument("--calibration", help="with --journal: the calibration to cut the crops with (default: the journal's)")
-    p.add_argument("--html", required=True, metavar="OUT.html", help="write the page here")
-    p.add_argument("--pdf", metavar="OUT.pdf", help="also print it to this PDF (needs Debian's chromium)")
-    p.add_argument("--lang", default="en", choices=list(LANGS))
+    src.add_argument("--replay-report", metavar="REPORT.json", help=_("the report `replay --report` wrote"))
+    src.add_argument("--journal", metavar="MATCH.sqlite", help=_("a live match's journal"))
+    p.add_argument("--clips", help=_("with --journal: the folder of the per-shot clips (`live --clips`), for the crops"))
+    p.add_argument("--calibration", help=_("with --journal: the calibration to cut the crops with (default: the journal's)"))
+    p.add_argument("--html", required=True, metavar="OUT.html", help=_("write the page here"))
+    p.add_argument("--pdf", metavar="OUT.pdf", help=_("also print it to this PDF (needs Debian's chromium)"))
+    add_lang_arg(p)
     p.set_defaults(func=run)
 
 
@@ -61,7 +60,7 @@ def write_pdf(page_html: str, out: str | Path) -> None:
     temporary path; ``run`` renames it into place with the page)."""
     chromium = shutil.which("chromium")
     if chromium is None:
-        raise UserError("--pdf needs Debian's chromium (apt-get install chromium); the HTML page was not written either")
+        raise UserError(_("--pdf needs Debian's chromium (apt-get install chromium); the HTML page was not written either"))
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -80,13 +79,13 @@ def run(args) -> int:
 
     for option, path in (("--html", args.html), ("--pdf", args.pdf)):
         if path and not Path(path).parent.is_dir():
-            raise UserError(f"{option} {path}: folder {Path(path).parent} does not exist")
+            raise UserError(_("{option} {path}: folder {folder} does not exist").format(option=option, path=path, folder=Path(path).parent))
     if args.journal is None and (args.clips or args.calibration):
-        raise UserError("--clips and --calibration go with --journal (a replay report has its crops beside it)")
+        raise UserError(_("--clips and --calibration go with --journal (a replay report has its crops beside it)"))
     page = report_html(args.replay_report, args.lang, journal=args.journal, clips=args.clips, calibration=args.calibration)
     with staged_files() as stage:
         if args.pdf:
             stage.file(args.pdf, lambda tmp: write_pdf(page, tmp))
         stage.file(args.html, lambda tmp: Path(tmp).write_text(page, encoding="utf-8"))
-    print(f"report: {args.html}" + (f", {args.pdf}" if args.pdf else ""), file=sys.stderr)
+    print(_("report: {path}").format(path=args.html + (f", {args.pdf}" if args.pdf else "")), file=sys.stderr)
     return 0

@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from judge.i18n import _
+
 __all__ = ["register", "run"]
 
 STEPS = ("all", "camera", "empty", "pieces")
@@ -32,29 +34,29 @@ def register(subparsers) -> None:
     from .cmd_live import _size
     from .options import count, frame_rate
 
-    p = subparsers.add_parser("setup", help="guided set-up from the live camera: locked exposure, calibration, "
-                                            "empty board, piece colours, equipment check",
+    p = subparsers.add_parser("setup", help=_("guided set-up from the live camera: locked exposure, calibration, empty "
+                                              "board, piece colours, equipment check"),
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", choices=tuple(GAMES), required=True)
-    p.add_argument("--profile", help="profile name or JSON file (default: the game's default profile)")
-    p.add_argument("--source", required=True, help="the camera: picam, picam:N or usb:N")
-    p.add_argument("--out", required=True, help="folder for calibration.json, empty-board.png and the set-up pictures")
-    p.add_argument("--size", type=_size, help="camera resolution, WxH (the one live will use)")
-    p.add_argument("--fps", type=frame_rate, help="camera frame rate (the one live will use)")
-    p.add_argument("--step", choices=STEPS, default="all", help="run one step (default: all, asking before each picture)")
-    p.add_argument("--yes", action="store_true", help="with --step all: take each picture without asking")
+    p.add_argument("--profile", help=_("profile name or JSON file (default: the game's default profile)"))
+    p.add_argument("--source", required=True, help=_("the camera: picam, picam:N or usb:N"))
+    p.add_argument("--out", required=True, help=_("folder for calibration.json, empty-board.png and the set-up pictures"))
+    p.add_argument("--size", type=_size, help=_("camera resolution, WxH (the one live will use)"))
+    p.add_argument("--fps", type=frame_rate, help=_("camera frame rate (the one live will use)"))
+    p.add_argument("--step", choices=STEPS, default="all", help=_("run one step (default: all, asking before each picture)"))
+    p.add_argument("--yes", action="store_true", help=_("with --step all: take each picture without asking"))
     p.add_argument("--settle-frames", type=count(1, 10000), default=30,
-                   help="frames the automatic exposure gets to settle before it is locked (default 30)")
-    p.add_argument("--frames", type=count(1, 1000), default=5, help="frames each picture is the median of (default 5)")
-    p.add_argument("--state", help="game state file giving where the pieces stand for the pieces picture "
-                                   "(default: the opening; Cvrnkaná needs one)")
+                   help=_("frames the automatic exposure gets to settle before it is locked (default 30)"))
+    p.add_argument("--frames", type=count(1, 1000), default=5, help=_("frames each picture is the median of (default 5)"))
+    p.add_argument("--state", help=_("game state file giving where the pieces stand for the pieces picture (default: "
+                                     "the opening; Cvrnkaná needs one)"))
     lens = p.add_mutually_exclusive_group()
-    lens.add_argument("--lens", help="image folder or video of the ChArUco board (shotjudge markers --charuco)")
-    lens.add_argument("--lens-from", help="reuse the lens of an existing calibration file")
-    lens.add_argument("--hfov", type=float, help="assume a straight lens with this horizontal field of view (deg)")
-    p.add_argument("--page", type=count(0, 65535), help="also show the status and the pictures in a browser page on "
-                                                       "this port while the set-up runs (0: any free port)")
-    p.add_argument("--page-host", default="127.0.0.1", help="address of that page (default: this machine only)")
+    lens.add_argument("--lens", help=_("image folder or video of the ChArUco board (shotjudge markers --charuco)"))
+    lens.add_argument("--lens-from", help=_("reuse the lens of an existing calibration file"))
+    lens.add_argument("--hfov", type=float, help=_("assume a straight lens with this horizontal field of view (deg)"))
+    p.add_argument("--page", type=count(0, 65535), help=_("also show the status and the pictures in a browser page on "
+                                                          "this port while the set-up runs (0: any free port)"))
+    p.add_argument("--page-host", default="127.0.0.1", help=_("address of that page (default: this machine only)"))
     p.set_defaults(func=run)
 
 
@@ -78,12 +80,12 @@ def _run(args, show) -> int:
 
     kind = camera_kind(args.source)
     if kind is None:
-        raise UserError(f"--source {args.source!r}: setup needs a camera (picam, picam:N or usb:N); for pictures or "
-                        f"a video of the table use shotjudge calibrate")
+        raise UserError(_("--source {source}: setup needs a camera (picam, picam:N or usb:N); for pictures or a video "
+                          "of the table use shotjudge calibrate").format(source=repr(args.source)))
     first = args.step in ("all", "camera")
     out = Path(args.out)
-    if not (out.is_dir() or first and out.resolve().parent.is_dir()):
-        raise UserError(f"--out {out}: no such folder" + ("" if first else " (run --step camera first)"))
+    if not (out.is_dir() or first):  # the first step makes the folder (and its parents)
+        raise UserError(_("--out {out}: no such folder (run --step camera first)").format(out=out))
     view = empty = pieces = None
     fix: list[str] = []
     if first:
@@ -100,7 +102,7 @@ def _run(args, show) -> int:
             calibration, pieces, fix = _pieces(args, source, calibration, _read_empty(out, calibration)
                                                if empty is None else empty, out)
             show(NAMES["pieces"], pieces)
-    out.mkdir(exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     with staged_files() as stage:  # this run's files: all of them, or none
         if args.step != "empty":
             save_calibration(calibration, out / NAMES["calibration"], stage)
@@ -110,18 +112,20 @@ def _run(args, show) -> int:
     written = [NAMES["calibration"]] * (args.step != "empty") + [NAMES[n] for n, p in
                                                                  (("view", view), ("empty", empty), ("pieces", pieces))
                                                                  if p is not None]
-    print(f"wrote {', '.join(written)} in {out}" + (": check in setup-view.png that the drawn lines lie on the "
-                                                     "board's lines" if view is not None else ""))
+    said = _("wrote {value} in {out}").format(value=", ".join(written), out=out)
+    if view is not None:
+        said += _(": check in setup-view.png that the drawn lines lie on the board's lines")
+    print(said)
     if args.step in ("all", "pieces"):
         for line in fix:
             print(line)
-        print(f"next: {live_command(args, calibration, out)}")
+        print(_("next: {value}").format(value=live_command(args, calibration, out)))
         if fix:
-            print("the set-up is written, but fix the equipment above before a match")
+            print(_("the set-up is written, but fix the equipment above before a match"))
             return 1
     else:
         nxt = "empty, once the board is clear" if args.step == "camera" else "pieces, once the pieces stand in place"
-        print(f"next: shotjudge setup --step {nxt} (same options)")
+        print(_("next: shotjudge setup --step {nxt} (same options)").format(nxt=nxt))
     return 0
 
 
@@ -152,10 +156,10 @@ def _load(out: Path, args):
 
     path = out / NAMES["calibration"]
     if not path.is_file():
-        raise UserError(f"{path}: not there yet: run shotjudge setup --step camera first")
+        raise UserError(_("{path}: not there yet: run shotjudge setup --step camera first").format(path=path))
     camera = load_camera_settings(path)
     if camera is None:
-        raise UserError(f"{path}: has no locked camera settings (not made by setup): run --step camera")
+        raise UserError(_("{path}: has no locked camera settings (not made by setup): run --step camera").format(path=path))
     return check_calibration(str(path), camera.size, args.game)
 
 
@@ -168,10 +172,11 @@ def _open_locked(args, kind, calibration):
     c = calibration.camera
     if tuple(source.size) != tuple(c.size):
         source.close()
-        raise UserError(f"{source.name} gives {source.size[0]}x{source.size[1]}, the camera step had "
-                        f"{c.size[0]}x{c.size[1]}: start again with --step camera")
-    print(f"camera: {source.name} opened with the locked settings of the camera step "
-          f"({c.size[0]}x{c.size[1]} at {c.fps:g} fps)")
+        raise UserError(_("{name} gives {value}x{value2}, the camera step had {value3}x{value4}: start again with "
+                          "--step camera").format(
+                              name=source.name, value=source.size[0], value2=source.size[1], value3=c.size[0], value4=c.size[1]))
+    print(_("camera: {name} opened with the locked settings of the camera step ({value}x{value2} at {fps} fps)").format(
+        name=source.name, value=c.size[0], value2=c.size[1], fps=format(c.fps, 'g')))
     return source
 
 
@@ -181,13 +186,13 @@ def _ask(args, step: str) -> None:
     if args.step != "all":
         return
     if args.yes:
-        print(f"{step}: {PROMPTS[step]} (--yes: taking the picture now)")
+        print(_("{step}: {value} (--yes: taking the picture now)").format(step=step, value=PROMPTS[step]))
         return
     try:
         input(f"{step}: {PROMPTS[step]}, then press Enter ")
     except EOFError:
-        raise UserError(f"no answer to '{PROMPTS[step]}': run the steps one at a time with --step, "
-                        f"or give --yes") from None
+        raise UserError(_("no answer to '{value}': run the steps one at a time with --step, or give --yes").format(
+            value=PROMPTS[step])) from None
 
 
 def _empty(args, source, calibration):
@@ -206,7 +211,7 @@ def _read_empty(out: Path, calibration):
 
     path = out / NAMES["empty"]
     if not path.is_file():
-        raise UserError(f"{path}: not there yet: run shotjudge setup --step empty first")
+        raise UserError(_("{path}: not there yet: run shotjudge setup --step empty first").format(path=path))
     return read_background(str(path), calibration.plane.image_size)[0]
 
 

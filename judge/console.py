@@ -13,14 +13,12 @@ from __future__ import annotations
 import base64
 from typing import Any, Callable
 
+from .i18n import _
 from .live import review_reasons
+from .match import DECISION_LABELS
 
-__all__ = ["review_queue", "DECISION_LABELS"]
+__all__ = ["review_queue"]
 
-#: the console's words for each decision's values (what the referee picks)
-DECISION_LABELS = {("first_contact", "own"): "own pawn first", ("first_contact", "opponent"): "opponent's pawn first",
-                   ("first_contact", "both"): "own and opponent's together",
-                   ("bat_zone", "in"): "bat in the zone", ("bat_zone", "out"): "bat clear of the zone"}
 #: which flagged call each decision settles
 DECIDES = {"review_first_contact": "first_contact", "review_bat_zone": "bat_zone"}
 
@@ -39,7 +37,7 @@ def review_queue(match, evidence: Evidence | None = None) -> list[dict[str, Any]
         reasons = review_reasons(rd, [dict(i) for i in record.review])
         if not reasons or (game_no, shot_no) in acted:
             continue
-        decisions = [{"code": DECIDES[c["code"]], "value": v, "label": DECISION_LABELS.get((DECIDES[c["code"]], v), v)}
+        decisions = [{"code": DECIDES[c["code"]], "value": v, "label": _(DECISION_LABELS.get((DECIDES[c["code"]], v), v))}
                      for c in rd["calls"] if c.get("review") and c["code"] in DECIDES
                      for v in match.engine.DECISIONS.get(DECIDES[c["code"]], ())]
         out.append({"kind": "call", "game_no": game_no, "shot_no": shot_no, "player": rd["player"], "calls": rd["calls"],
@@ -64,10 +62,12 @@ def _acted_on(match) -> set[tuple[int, int]]:
 def _instants(evidence: Evidence | None, game_no: int, shot_no: int | None, record, ruling) -> list[dict[str, Any]]:
     if evidence is None:
         return []
+    from .dispute_page import instant_label
+
     out = []
     for k in evidence(game_no, shot_no, record, ruling):
-        out.append({"name": k.name, "kind": k.kind, "t_s": round(k.t_s, 6), "t_err_s": round(k.t_err_s, 6),
+        out.append({"name": k.name, "label": instant_label(k, _), "kind": k.kind, "t_s": round(k.t_s, 6), "t_err_s": round(k.t_err_s, 6),
                     "timed": k.timed, "pieces": list(k.pieces), "at_mm": [round(k.at_mm[0], 1), round(k.at_mm[1], 1)],
                     "note": k.note, "png": base64.b64encode(k.png).decode() if k.png else None,
-                    "no_picture": k.no_picture})
+                    "no_picture": _(k.no_picture) if k.no_picture else ""})
     return out

@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 from rules.game import GAMES as GAME_CLASSES
 
+from .i18n import _
+
 __all__ = ["DemoGame", "simulate", "film", "judge_demo_game", "run_demo", "GAMES"]
 
 GAMES = tuple(GAME_CLASSES)  # the games' names
@@ -127,12 +129,16 @@ def run_demo(out: str | Path, *, fps: float = 60.0, size: tuple[int, int] = (960
     for game in games:
         folder = out / game
         with staged_dir(folder, OUTPUT_NAMES, MARKER) as tmp:
-            demo, judged = _demo_game(game, tmp, folder, fps, size, lang, max_shots, progress)
+            demo, judged = _demo_game(game, tmp, folder, fps, size, lang, max_shots, progress,
+                                      say=console.print if console is not None else None)
         demo.files = {k: folder / v.relative_to(tmp) for k, v in demo.files.items()}
         if not isinstance(judged, tuple):
             if console is not None:
-                console.print(f"[red]{game}: judging the video failed ({judged}); the simulator's calls were: "
-                              + "; ".join(", ".join(c["code"] for c in w["calls"]) for w in demo.truth) + "[/]")
+                from rich.markup import escape
+
+                calls = "; ".join(", ".join(c["code"] for c in w["calls"]) for w in demo.truth)
+                console.print("[red]" + escape(_("{game}: judging the video failed ({error}); the simulator's calls "
+                                                 "were: {calls}").format(game=game, error=judged, calls=calls)) + "[/]")
             summary["games"][game] = {"shots_simulated": len(demo.truth), "shots_judged": 0, "rulings_same": 0,
                                       "review": [], "failed": judged, "files": {k: str(v) for k, v in demo.files.items()},
                                       "times_s": {k: round(v, 2) for k, v in demo.times_s.items()}}
@@ -140,7 +146,8 @@ def run_demo(out: str | Path, *, fps: float = 60.0, size: tuple[int, int] = (960
         result, doc = judged
         truth = demo.truth
         if console is not None:
-            print_calls(console, result, truth, title=f"{game}: {len(truth)} simulated shot(s), judged from the video")
+            print_calls(console, result, truth, title=_("{game}: {shots} simulated shot(s), judged from the video").format(
+                game=game, shots=len(truth)))
             for note in result.notes:
                 console.print(f"[yellow]{note}[/]")
         same = sum(same_ruling(s.ruling, w) for s, w in zip(result.shots, truth))
@@ -154,18 +161,23 @@ def run_demo(out: str | Path, *, fps: float = 60.0, size: tuple[int, int] = (960
 
 
 def _demo_game(game: str, tmp: Path, folder: Path, fps: float, size: tuple[int, int], lang: str, max_shots: int | None,
-               progress) -> tuple[DemoGame, tuple | str]:
+               progress, say: Callable[[str], Any] | None = None) -> tuple[DemoGame, tuple | str]:
     """Simulate, film and judge one game into ``tmp`` (to become ``folder``): the game and (result, report), or
-    why judging failed. A bad input or a disk that refuses a write is raised: nothing of the game is kept."""
+    why judging failed. A bad input or a disk that refuses a write is raised: nothing of the game is kept.
+    ``say`` hears a line as each stage starts (the whole demo takes a minute or more: never in silence)."""
     from .errors import is_user_error
 
+    say = say or (lambda line: None)
     t = time.perf_counter()
+    say(_("{game}: simulating the play…").format(game=game))
     demo = simulate(game, max_shots)
     demo.times_s["simulate"] = time.perf_counter() - t
     t = time.perf_counter()
+    say(_("{game}: filming {shots} shot(s) with the synthetic camera…").format(game=game, shots=len(demo.session.shots)))
     film(demo, tmp, fps, size)
     demo.times_s["render"] = time.perf_counter() - t
     t = time.perf_counter()
+    say(_("{game}: judging the video (vision and rules)…").format(game=game))
     try:
         judged = judge_demo_game(demo, tmp, lang, progress(f"judging {game}") if progress else None, final_dir=folder)
     except Exception as exc:  # noqa: BLE001 - a failing stage is shown as such, never as an empty result

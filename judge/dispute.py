@@ -55,7 +55,7 @@ def render_dispute(result: ReplayResult, shot_no: int, slow: int, out_path: str 
     first, last = shot_frames(shot, result.fps, result.frames)
     w, h = result.size
     insets = _insets(result, shot, keys, board, w, h)
-    lines = call_lines(shot.ruling, shot.no, shot.error)
+    lines = call_lines(shot.ruling, shot.no, shot.error, shot.game_no)
     timed = sorted((k for k in keys if k.kind != "rest"), key=lambda k: k.t_s)
     total = (last - first + 1) * slow
     written = 0

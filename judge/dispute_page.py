@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 
 from .dispute_report import Decision, Instant, MatchReport, ShotPage
 
-__all__ = ["render_page"]
+__all__ = ["render_page", "instant_label"]
 
 GAME_NAMES = {"novuss": "Novuss", "cvrnkana": "Cvrnkaná"}
 COLOURS = {"A": "#ff8c00", "B": "#00aaff"}
@@ -209,11 +209,11 @@ class _Page:
             frames = _("between frames {a} and {b} ({f} of the way)").format(a=k.frame_before, b=k.frame_after, f=f"{k.sub_frame:.2f}") \
                 if k.frame_before is not None else "—"
             where = _("x {x} mm, y {y} mm").format(x=f"{k.at_mm[0]:.1f}", y=f"{k.at_mm[1]:.1f}")
-            label = _label(k, _)
+            label = instant_label(k, _)
             rows.append(f"<tr><td>{_e(label)}</td><td>{_e(when)}</td><td>{_e(frames)}</td><td>{_e(where)}</td>"
                         f"<td>{_e(', '.join(k.pieces))}</td></tr>")
             picture = (f"<img alt=\"{_e(label)}\" src=\"data:image/png;base64,{base64.b64encode(k.png).decode()}\">" if k.png
-                       else f"<div class=\"none\">{_e(_('no picture: {why}').format(why=k.no_picture or '—'))}</div>")
+                       else f"<div class=\"none\">{_e(_('no picture: {why}').format(why=_(k.no_picture) if k.no_picture else '—'))}</div>")
             caption = _("{label} at {t} s: the camera's frame around x {x}, y {y} mm").format(
                 label=label, t=f"{k.t_s:.3f}", x=f"{k.at_mm[0]:.0f}", y=f"{k.at_mm[1]:.0f}")
             figures.append(f"<figure>{picture}<figcaption>{_e(caption)}</figcaption></figure>")
@@ -249,7 +249,8 @@ def _anchor(s: ShotPage) -> str:
     return f"g{s.game_no}-s{s.shot_no}" if s.shot_no is not None else f"g{s.game_no}-r{s.t0_s:.3f}".replace(".", "_")
 
 
-def _label(k: Instant, _: Callable[[str], str]) -> str:
+def instant_label(k: Instant, _: Callable[[str], str]) -> str:
+    """What an instant is, in words (``_``: the translation)."""
     names = {"first_contact": _("first contact"), "second_contact": _("second contact of the striker"),
              "rest": _("where the striker came to rest")}
     if k.name in names:

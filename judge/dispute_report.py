@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import UserError
+from .i18n import N_, _
 
 __all__ = ["Instant", "ShotPage", "Decision", "MatchReport", "from_replay_report", "from_journal", "clip_evidence"]
 
@@ -125,22 +126,22 @@ def from_replay_report(path: str | Path) -> MatchReport:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the replay report ({exc})") from None
+        raise UserError(_("{path}: cannot read the replay report ({error})").format(path=path, error=exc)) from None
     if not isinstance(doc, dict) or doc.get("schema") != "shotjudge.replay-report/1":
-        raise UserError(f"{path}: not a replay report (no schema shotjudge.replay-report/1); "
-                        "give the file `replay --report` wrote, or a journal with --journal")
-    _, board, _ = _profile_and_board(doc["game"], doc.get("calibration"))
+        raise UserError(_("{path}: not a replay report (no schema shotjudge.replay-report/1); "
+                          "give the file `replay --report` wrote, or a journal with --journal").format(path=path))
+    board = _profile_and_board(doc["game"], doc.get("calibration"))[1]
     shots = []
     for s in doc.get("shots", []):
         instants = []
         for item in s.get("evidence", []):
             image = item.get("image")
-            png, why = None, "the report was written without crops"
+            png, why = None, N_("the report was written without crops")
             if image:
                 try:
                     png, why = (path.parent / image).read_bytes(), ""
                 except OSError:
-                    why = f"{image} is missing beside the report"
+                    why = N_("its crop is missing beside the report")
             instants.append(_instant(item, png, why))
         ruling = s.get("ruling")
         shots.append(ShotPage(int(s["game_no"]), int(s["no"]), (ruling or s.get("record") or {}).get("player"),
@@ -158,7 +159,7 @@ def from_journal(path: str | Path, clips: str | Path | None = None, calibration:
 
     path = Path(path)
     if not path.is_file():
-        raise UserError(f"{path}: no such journal")
+        raise UserError(_("{path}: no such journal").format(path=path))
     try:
         with Journal.open(path) as journal:
             match = journal.match() or {}
@@ -168,7 +169,7 @@ def from_journal(path: str | Path, clips: str | Path | None = None, calibration:
         raise UserError(str(exc)) from None
     game = match.get("game")
     if game not in ("novuss", "cvrnkana"):
-        raise UserError(f"{path}: the journal names no game")
+        raise UserError(_("{path}: the journal names no game").format(path=path))
     profile, board, cal = _profile_and_board(game, calibration or match.get("calibration"))
     pages, loose = _pages(entries)
     cut = _Cutter(Path(clips) if clips else None, cal, profile)
@@ -237,7 +238,7 @@ def _journal_score(match: Mapping[str, Any], resume, game: str, profile) -> Mapp
 def clip_evidence(clips: str | Path | None, calibration: str | None, game: str):
     """``(game_no, shot_no, record, ruling) -> [Instant]``: a shot's key instants with the crops cut from its
     clip, for the referee's console while the match goes on."""
-    profile, _, cal = _profile_and_board(game, calibration)
+    profile, _board, cal = _profile_and_board(game, calibration)
     cut = _Cutter(Path(clips) if clips else None, cal, profile)
     done: dict[tuple[int, int | None, float], list[Instant]] = {}  # each clip decoded once its crops are all there
 
@@ -295,20 +296,20 @@ class _Cutter:
     def _frames(self, page: ShotPage, times: list[float]) -> tuple[list, str]:
         """The clip's frame nearest each time (None where there is none), and why not where none."""
         if self.clips is None:
-            return [None] * len(times), "no clips were given (--clips)"
+            return [None] * len(times), N_("no clips were given (--clips)")
         meta = self._meta(page)
         clip = (meta or {}).get("clip")
         if not clip:
-            return [None] * len(times), "no clip of this shot has been written (yet)"
+            return [None] * len(times), N_("no clip of this shot has been written (yet)")
         if self.cal is None:
-            return [None] * len(times), "no calibration to cut the crops with (--calibration)"
+            return [None] * len(times), N_("no calibration to cut the crops with (--calibration)")
         from .recorder import clip_paths
 
         video, _ = clip_paths(self.clips, page.game_no, page.shot_no, page.t0_s)
         try:
-            return _nearest_frames(video, float(clip["t0_s"]), times), "the clip does not reach this instant"
-        except Exception as exc:  # noqa: BLE001 - a damaged clip: the page says so, the report is still made
-            return [None] * len(times), f"the clip cannot be read ({type(exc).__name__})"
+            return _nearest_frames(video, float(clip["t0_s"]), times), N_("the clip does not reach this instant")
+        except Exception:  # noqa: BLE001 - a damaged clip: the page says so, the report is still made
+            return [None] * len(times), N_("the clip cannot be read")
 
     def _crop(self, image, at_mm) -> bytes:
         import cv2

@@ -9,6 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .i18n import _
+
 __all__ = ["Check", "camera", "calibration", "detector", "disk", "clock", "NEED_FREE_GB"]
 
 #: free space wanted where the journal and the clips go: a match's clips (one MP4 of a few MB per shot, a few
@@ -64,7 +66,7 @@ def camera(spec: str, fps=None, size=None, settings=None, save_frame=None) -> tu
         with src:
             frame = src.read()
             if frame is None:
-                return [Check("FAIL", name, "opened, but gave no frame")], None
+                return [Check("FAIL", name, _("opened, but gave no frame"))], None
             w, h = frame.image.shape[1], frame.image.shape[0]
             text = f"{w}x{h} at {_fps(src.fps)} fps"
             extra = _picam_text(src) or _usb_text(src)
@@ -92,8 +94,8 @@ def _save(image, path: str, name: str) -> Check:
     try:
         write_png(path, image)
     except OSError as exc:
-        return Check("FAIL", name, f"cannot write {path}: {exc.strerror or exc}")
-    return Check("ok", name, f"saved {image.shape[1]}x{image.shape[0]} to {path}")
+        return Check("FAIL", name, _("cannot write {path}: {value}").format(path=path, value=exc.strerror or exc))
+    return Check("ok", name, _("saved {value}x{value2} to {path}").format(value=image.shape[1], value2=image.shape[0], path=path))
 
 
 def _picam_text(src) -> str:
@@ -149,7 +151,7 @@ def calibration(path: str | None, size: tuple[int, int] | None, game: str | None
     from .setup import check_calibration
 
     if path is None:
-        return [Check("warn", "calibration", "none given (--calibration FILE): live needs one (shotjudge calibrate)")], None
+        return [Check("warn", "calibration", _("none given (--calibration FILE): live needs one (shotjudge calibrate)"))], None
     name = f"calibration {path}"
     try:
         if game is not None and size is not None:
@@ -159,14 +161,16 @@ def calibration(path: str | None, size: tuple[int, int] | None, game: str | None
 
             cal = load_calibration(path, expected_image_size=size)
             if game is not None and cal.game != game:
-                return [Check("FAIL", name, f"this calibration is for {cal.game}, not {game}")], None
+                return [Check("FAIL", name, _("this calibration is for {game}, not {game2}").format(
+                    game=cal.game, game2=game))], None
     except (ValueError, UserError) as exc:  # CalibrationError, a game mismatch: one line each
         text = str(exc).splitlines()[0]
         return [Check("FAIL", name, text[len(path) + 2:] if text.startswith(f"{path}: ") else text)], None
     w, h = cal.plane.image_size
     fits = "fits the camera" if size is not None else "not compared with a camera (no camera checked)"
     status = "ok" if size is not None else "warn"
-    return [Check(status, name, f"{cal.game}, {w}x{h}, {fits}; plane residual {cal.rms_mm:.2f} mm RMS")], cal
+    return [Check(status, name, _("{game}, {w}x{h}, {fits}; plane residual {rms_mm} mm RMS").format(
+        game=cal.game, w=w, h=h, fits=fits, rms_mm=format(cal.rms_mm, '.2f')))], cal
 
 
 def detector(kind: str, weights: str | None, cal) -> Check:
@@ -179,19 +183,20 @@ def detector(kind: str, weights: str | None, cal) -> Check:
             from vision.detectors import make_detector
 
             make_detector("classical", cal.plane, cal.profile, appearance=cal.piece_appearance())
-            return Check("ok", name, f"built for {cal.game} (it learns the empty board from --background at start)")
-        return Check("ok", name, "built in, no model file (it learns the empty board from --background at start)")
+            return Check("ok", name, _("built for {game} (it learns the empty board from --background at start)").format(
+                game=cal.game))
+        return Check("ok", name, _("built in, no model file (it learns the empty board from --background at start)"))
     from .weights import shipped_weights
 
     path = Path(weights) if weights else shipped_weights()
     if not path.exists():
-        return Check("FAIL", name, f"model {path} not found")
+        return Check("FAIL", name, _("model {path} not found").format(path=path))
     if find_spec("ultralytics") is None:
-        return Check("FAIL", name, "ultralytics is not installed (pip install '.[learned]'), or use --detector classical")
+        return Check("FAIL", name, _("ultralytics is not installed (pip install '.[learned]'), or use --detector classical"))
     if path.is_dir() and path.name.endswith("_ncnn_model") and find_spec("ncnn") is None:
-        return Check("FAIL", name, f"the NCNN model {path.name} needs the ncnn package (pip install ncnn)")
+        return Check("FAIL", name, _("the NCNN model {name} needs the ncnn package (pip install ncnn)").format(name=path.name))
     if cal is None:
-        return Check("warn", name, f"model {path} found, not test-run (give --calibration to load it)")
+        return Check("warn", name, _("model {path} found, not test-run (give --calibration to load it)").format(path=path))
     from vision.detectors import make_detector
     from vision.types import VisionError
 
@@ -210,7 +215,8 @@ def detector(kind: str, weights: str | None, cal) -> Check:
         return Check("FAIL", name, str(exc).splitlines()[0])
     finally:
         quiet.setLevel(level)
-    return Check("ok", name, f"{path.name} loaded and ran once in {time.perf_counter() - t0:.1f} s")
+    return Check("ok", name, _("{name} loaded and ran once in {value} s").format(
+        name=path.name, value=format(time.perf_counter() - t0, '.1f')))
 
 
 def _existing(folder: Path) -> Path:
@@ -233,11 +239,12 @@ def disk(folders: dict[str, Path], need_gb: float = NEED_FREE_GB) -> list[Check]
         where = f"where the {' and the '.join(w for w, _, _ in items)} go ({places})"
         free_gb = shutil.disk_usage(items[0][2]).free / 1e9
         if not all(os.access(p, os.W_OK) for _, _, p in items):
-            checks.append(Check("FAIL", "disk", f"cannot write {where}: no permission for this user"))
+            checks.append(Check("FAIL", "disk", _("cannot write {where}: no permission for this user").format(where=where)))
         elif free_gb < need_gb:
-            checks.append(Check("FAIL", "disk", f"{free_gb:.1f} GB free {where} (need {need_gb:g} GB for a match's clips)"))
+            checks.append(Check("FAIL", "disk", _("{free_gb} GB free {where} (need {need_gb} GB for a match's clips)").format(
+                free_gb=format(free_gb, '.1f'), where=where, need_gb=format(need_gb, 'g'))))
         else:
-            checks.append(Check("ok", "disk", f"{free_gb:.1f} GB free {where}"))
+            checks.append(Check("ok", "disk", _("{free_gb} GB free {where}").format(free_gb=format(free_gb, '.1f'), where=where)))
     return checks
 
 
@@ -262,18 +269,19 @@ def clock(settle_s: float = 0.2) -> Check:
     wall = time.time()
     shown = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(wall))
     if wall < EARLIEST_WALL_S:
-        return Check("FAIL", "clock", f"reads {shown}: the time was never set (connect to a network with time "
-                                      f"service, or set it with sudo date)")
+        return Check("FAIL", "clock", _("reads {shown}: the time was never set (connect to a network with time "
+                                        "service, or set it with sudo date)").format(shown=shown))
     m0, w0 = time.monotonic(), time.time()
     time.sleep(settle_s)
     step_s = (time.time() - w0) - (time.monotonic() - m0)
     if abs(step_s) > 0.05:
-        return Check("warn", "clock", f"the wall clock moved {step_s:+.2f} s against the monotonic one while checked "
-                                      f"(being corrected now?); journal times may be off, frame times are not")
+        return Check("warn", "clock", _("the wall clock moved {step_s} s against the monotonic one while checked "
+                                        "(being corrected now?); journal times may be off, frame times are not").format(
+                                            step_s=format(step_s, '+.2f')))
     synced, why = ntp_synchronised()
     if synced:
-        return Check("ok", "clock", f"{shown}, synchronised (NTP)")
+        return Check("ok", "clock", _("{shown}, synchronised (NTP)").format(shown=shown))
     if synced is False:
-        return Check("warn", "clock", f"{shown}, not synchronised (NTP): the journal's times may be off; "
-                                      f"frame times use the monotonic clock and are unaffected")
-    return Check("warn", "clock", f"{shown}, synchronisation unknown: {why}")
+        return Check("warn", "clock", _("{shown}, not synchronised (NTP): the journal's times may be off; frame times "
+                                        "use the monotonic clock and are unaffected").format(shown=shown))
+    return Check("warn", "clock", _("{shown}, synchronisation unknown: {why}").format(shown=shown, why=why))

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from judge.i18n import _
+
 __all__ = ["Journal", "JournalError", "Pending", "Resume", "Review", "ShotEntry", "record_hash"]
 
 APPLICATION_ID = 0x53484A44  # "SHJD": marks the file as ours for `file`, sqlite and us
@@ -129,13 +131,13 @@ class Journal:
         path = Path(path)
         exists = path.exists() and path.stat().st_size > 0
         if not exists and not create:
-            raise JournalError(f"{path}: no such journal")
+            raise JournalError(_("{path}: no such journal").format(path=path))
         folder = path.parent if str(path.parent) else Path(".")
         if not folder.is_dir():
-            raise JournalError(f"{path}: the folder {folder} does not exist")
+            raise JournalError(_("{path}: the folder {folder} does not exist").format(path=path, folder=folder))
         if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            raise JournalError(f"{path}: cannot write here (read-only {'file' if path.exists() else 'folder'}); "
-                               f"give --journal a writable place")
+            raise JournalError(_("{path}: cannot write here (read-only {value}); give --journal a writable place").format(
+                path=path, value='file' if path.exists() else 'folder'))
         try:
             conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -144,18 +146,20 @@ class Journal:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{path}: not a shotjudge journal (not an SQLite file, or damaged: {exc})") from None
+            raise JournalError(_("{path}: not a shotjudge journal (not an SQLite file, or damaged: {exc})").format(
+                path=path, exc=exc)) from None
         if exists:
             if app_id != APPLICATION_ID or "entries" not in tables:
                 conn.close()
-                raise JournalError(f"{path}: not a shotjudge journal (another SQLite database)")
+                raise JournalError(_("{path}: not a shotjudge journal (another SQLite database)").format(path=path))
             if version > SCHEMA_VERSION:
                 conn.close()
-                raise JournalError(f"{path}: journal format {version} is newer than this shotjudge ({SCHEMA_VERSION})")
+                raise JournalError(_("{path}: journal format {version} is newer than this shotjudge ({schema_version})").format(
+                    path=path, version=version, schema_version=SCHEMA_VERSION))
             check = conn.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
                 conn.close()
-                raise JournalError(f"{path}: the journal is damaged ({check})")
+                raise JournalError(_("{path}: the journal is damaged ({check})").format(path=path, check=check))
             if version < SCHEMA_VERSION:
                 _upgrade(conn)
         else:
@@ -187,11 +191,12 @@ class Journal:
             self._append("match", 1, None, None, dict(match))
             return
         if "game" in match and stored.get("game") != match["game"]:
-            raise JournalError(f"{self.path}: this journal is a {stored.get('game')} match, not {match['game']}")
+            raise JournalError(_("{path}: this journal is a {value} match, not {game}").format(
+                path=self.path, value=stored.get('game'), game=match['game']))
         if match.get("games") is not None and stored.get("games") != match["games"]:
             length = f"of {stored['games']} games" if stored.get("games") else "with no set number of games"
-            raise JournalError(f"{self.path}: this journal is a match {length}, not {match['games']} (--games); "
-                               f"resume it without --games or start a new journal")
+            raise JournalError(_("{path}: this journal is a match {length}, not {games} (--games); resume it without "
+                                 "--games or start a new journal").format(path=self.path, length=length, games=match['games']))
 
     def append_seen(self, game_no: int, record: Mapping[str, Any], position: Mapping[str, Any] | None) -> int:
         """Write a shot record ahead of judging it (its ``seq`` is what its ruling then refers to)."""
@@ -231,7 +236,7 @@ class Journal:
         """A referee action (``override``, ``undo``, ``next_game``, ``set_state``, ``settle``) or an event
         (``gap``, ``note``)."""
         if kind not in ACTIONS:
-            raise JournalError(f"unknown journal entry kind {kind!r}")
+            raise JournalError(_("unknown journal entry kind {kind}").format(kind=repr(kind)))
         return self._append(kind, game_no, shot_no, None, dict(payload))
 
     def _append(self, kind, game_no, shot_no, digest, payload) -> int:
@@ -401,4 +406,5 @@ class _transaction:
 
 def _write_error(conn: sqlite3.Connection, exc: BaseException) -> JournalError:
     path = next((row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main"), "the journal")
-    return JournalError(f"{path}: cannot write the journal ({exc}); every entry before this one is kept")
+    return JournalError(_("{path}: cannot write the journal ({exc}); every entry before this one is kept").format(
+        path=path, exc=exc))

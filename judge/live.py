@@ -32,6 +32,8 @@ from hardware.source import FrameSource
 from rules import RecordError
 from rules.record import Shot
 
+from .i18n import N_, _
+
 __all__ = ["FrameQueue", "LiveResult", "run_live", "source_key", "ConsoleAnnouncer", "review_reasons"]
 
 #: frames missing for longer than this during a shot: the call is flagged for the referee (a burst of a few
@@ -305,6 +307,11 @@ def source_key(source) -> str:
     return source.name
 
 
+#: how the console says a game ended, by result (translated where printed)
+RESULTS = {"win": N_("game over: {winner} wins"), "draw": N_("game over: draw"),
+           "replay": N_("game over: the set is replayed")}
+
+
 class ConsoleAnnouncer:
     """Prints calls as they happen (rich console). A call the referee must check says so on its first
     line, with why: each call flagged for review (its text and clause) and what vision flagged in the
@@ -322,10 +329,12 @@ class ConsoleAnnouncer:
         kind = event.get("type")
         if kind == "call":
             ruling = event["ruling"]
-            head = f"[bold]game {event['game_no']} shot {event['shot_no']}[/bold] player {ruling.get('player')}"
+            head = "[bold]" + escape(_("game {game_no} shot {shot_no}").format(
+                game_no=event['game_no'], shot_no=event['shot_no'])) \
+                + "[/bold] " + escape(_("player {player}").format(player=ruling.get('player')))
             reasons = review_reasons(ruling, event.get("vision_review"))
             if reasons:
-                head += " [bold red]— REVIEW:[/] [red]" + escape("; ".join(reasons)) + "[/]"
+                head += " [bold red]— " + escape(_("REVIEW:")) + "[/] [red]" + escape("; ".join(reasons)) + "[/]"
             self.console.print(head)
             for call in ruling.get("calls", []):
                 style = "red" if call.get("review") else "cyan"
@@ -333,14 +342,15 @@ class ConsoleAnnouncer:
                                    markup=True)
             if ruling.get("game_over"):
                 over = ruling["game_over"]
-                self.console.print(f"  [bold green]game over: {over['result']} {over.get('winner') or ''}[/]")
+                said = _(RESULTS.get(over["result"], "game over: {winner} wins")).format(winner=over.get("winner") or "")
+                self.console.print(f"  [bold green]{escape(said)}[/]")
                 match = (event.get("state") or {}).get("match")
                 if match:
                     from .score_text import score_line
 
                     self.console.print(f"  [bold]{escape(score_line(match))}[/]")
         elif kind == "gap":
-            self.console.print(f"[yellow]frames lost: {escape(event['text'])}[/]")
+            self.console.print(f"[yellow]{escape(_('frames lost: {text}').format(text=event['text']))}[/]")
         elif kind in ("referee", "message", "unjudged"):
             style = "magenta" if kind == "referee" else "yellow"
             self.console.print(f"[{style}]{escape(event['text'])}[/]", markup=True)
@@ -352,7 +362,7 @@ def review_reasons(ruling, vision_items=None) -> list[str]:
     from .review import vision_review
 
     out = [f"{c.get('text') or c['code']} ({c['clause']})" for c in ruling.get("calls", []) if c.get("review")]
-    out += [f"vision: {line}" for line in vision_review({"meta": {"review": vision_items or []}})]
+    out += [_("vision: {line}").format(line=line) for line in vision_review({"meta": {"review": vision_items or []}})]
     if not out and ruling.get("review"):
-        out.append("the rules flag this shot for the referee")
+        out.append(_("the rules flag this shot for the referee"))
     return out

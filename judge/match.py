@@ -23,6 +23,8 @@ from rules.match import result_of
 from rules.record import RecordError, Shot, parse_record
 
 from .errors import UserError
+from .gap_text import gap_text
+from .i18n import N_, _
 from .journal import Journal, Review, record_hash
 from .referee import Referee
 from .score_text import score_line
@@ -32,7 +34,15 @@ __all__ = ["Match", "JudgedShot", "RefereeError", "fold_games"]
 Listener = Callable[[dict], None]
 REASON_CODE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 PIECE_ID = re.compile(r"[A-Za-z][A-Za-z0-9]{0,9}")
-ENTRY_STEP_S = 0.001  # a referee-entered shot is timed this long after the last judged one
+ENTRY_STEP_S = 0.001
+#: the words for each referee decision's values (``engine.DECISIONS``), on the console and in the announcement
+DECISION_LABELS = {("first_contact", "own"): N_("own pawn first"), ("first_contact", "opponent"): N_("opponent's pawn first"),
+                   ("first_contact", "both"): N_("own and opponent's together"),
+                   ("bat_zone", "in"): N_("bat in the zone"), ("bat_zone", "out"): N_("bat clear of the zone")}  # a referee-entered shot is timed this long after the last judged one
+
+
+#: who made a referee entry (a notice names them, translated)
+BY = (N_("referee"), N_("judge"), N_("console"))
 
 
 class RefereeError(UserError):
@@ -156,7 +166,8 @@ class Match:
                 seq = self.journal.append_refused(self.game_no, raw, step.error, position, seen)
                 self.reviews[seq] = Review(seq, self.game_no, raw, step.error, position)
                 event = {"type": "unjudged", "game_no": self.game_no, "error": step.error, "review": seq,
-                         "text": f"shot not judged, referee please decide (review {seq}): {step.error}"}
+                         "text": _("shot not judged, referee please decide (review {seq}): {error}").format(
+                             seq=seq, error=step.error)}
                 shot = JudgedShot(self.game_no, None, record, None, None, step.error)
                 # vision starts again from what it sees, named by the state (which the shot did not change)
                 self.restart_revision, self.restart_kind = self.revision + 1, "resync"
@@ -192,7 +203,7 @@ class Match:
 
     def note_gap(self, gap) -> None:
         self.journal.append_action("gap", self.game_no, gap.to_dict())
-        self._tell({"type": "gap", "game_no": self.game_no, "gap": gap.to_dict(), "text": gap.describe()})
+        self._tell({"type": "gap", "game_no": self.game_no, "gap": gap.to_dict(), "text": gap_text(gap)})
 
     def note(self, text: str, **payload: Any) -> None:
         self.journal.append_action("note", self.game_no, {"text": text, **payload})
@@ -202,12 +213,12 @@ class Match:
     def undo(self, by: str = "referee") -> dict:
         with self._lock:
             if not self.records:
-                raise RefereeError(f"nothing to undo in game {self.game_no}")
+                raise RefereeError(_("nothing to undo in game {game_no}").format(game_no=self.game_no))
             shot_no = self.shot_nos[-1]
             self.journal.append_action("undo", self.game_no, {"by": by, "shot_no": shot_no}, shot_no=shot_no)
             self._reload()
             event = {"type": "referee", "action": "undo", "game_no": self.game_no, "shot_no": shot_no,
-                     "text": f"shot {shot_no} undone", "state": self.snapshot()}
+                     "text": _("shot {shot_no} undone").format(shot_no=shot_no), "state": self.snapshot()}
         self._tell(event)
         return event
 
@@ -215,9 +226,11 @@ class Match:
         """Add a referee decision to a shot of the current game; the game is re-judged from there."""
         with self._lock:
             if shot_no not in self.shot_nos:
-                raise RefereeError(f"game {self.game_no} has no shot {shot_no} to override")
+                raise RefereeError(_("game {game_no} has no shot {shot_no} to override").format(
+                    game_no=self.game_no, shot_no=shot_no))
             if not isinstance(code, str) or not REASON_CODE.fullmatch(code):
-                raise RefereeError(f"override code must be a short lower-case reason like 'pawn_moved_by_hand', got {code!r}")
+                raise RefereeError(_("override code must be a short lower-case reason like 'pawn_moved_by_hand', got "
+                                     "{code}").format(code=repr(code)))
             item = {"code": code}
             if note:
                 item["note"] = str(note)[:200]
@@ -226,7 +239,8 @@ class Match:
             i = self.shot_nos.index(shot_no)
             ruling = self.rulings[i].to_dict(self.lang)
             event = {"type": "referee", "action": "override", "game_no": self.game_no, "shot_no": shot_no,
-                     "ruling": ruling, "text": f"shot {shot_no}: referee decision {code}", "state": self.snapshot()}
+                     "ruling": ruling, "text": _("shot {shot_no}: referee decision {code}").format(
+                         shot_no=shot_no, code=code), "state": self.snapshot()}
         self._tell(event)
         return event
 
@@ -237,7 +251,8 @@ class Match:
             self._flagged(shot_no)
             self.journal.append_action("settle", self.game_no, {"by": by, "shot": shot_no, "how": "confirm"}, shot_no=shot_no)
             event = {"type": "referee", "action": "confirm", "game_no": self.game_no, "shot_no": shot_no,
-                     "text": f"shot {shot_no}: referee decision: the call stands", "state": self.snapshot()}
+                     "text": _("shot {shot_no}: referee decision: the call stands").format(shot_no=shot_no),
+                     "state": self.snapshot()}
         self._tell(event)
         return event
 
@@ -250,9 +265,11 @@ class Match:
             i = self._flagged(shot_no)
             allowed = self.engine.DECISIONS.get(code)
             if allowed is None:
-                raise RefereeError(f"{self.game} has no decision {code!r} (known: {', '.join(self.engine.DECISIONS) or 'none'})")
+                raise RefereeError(_("{game} has no decision {code} (known: {known})").format(
+                    game=self.game, code=repr(code), known=", ".join(self.engine.DECISIONS) or _("none")))
             if value not in allowed:
-                raise RefereeError(f"{code} is decided as one of {', '.join(allowed)}, not {value!r}")
+                raise RefereeError(_("{code} is decided as one of {allowed}, not {value}").format(
+                    code=code, allowed=", ".join(allowed), value=repr(value)))
             item = {"code": code, "value": value}
             records = [r.to_dict() for r in self.records]
             records[i]["referee"] = records[i].get("referee", []) + [item]
@@ -260,12 +277,13 @@ class Match:
             try:
                 fold_game(self.engine, self.referee, resume, self.game_no, records, self.shot_nos)
             except RecordError as exc:
-                raise RefereeError(f"shot {shot_no}: the decision cannot stand: {exc}") from None
+                raise RefereeError(_("shot {shot_no}: the decision cannot stand: {error}").format(shot_no=shot_no, error=exc)) from None
             self.journal.append_action("override", self.game_no, {"by": by, "referee": [item]}, shot_no=shot_no)
             self._reload()
             ruling = self.rulings[self.shot_nos.index(shot_no)].to_dict(self.lang)
             event = {"type": "referee", "action": "decide", "game_no": self.game_no, "shot_no": shot_no, "ruling": ruling,
-                     "text": f"shot {shot_no}: referee decision: {code.replace('_', ' ')} {value}", "state": self.snapshot()}
+                     "text": _("shot {shot_no}: referee decision: {decision}").format(
+                         shot_no=shot_no, decision=_(DECISION_LABELS.get((code, value), value))), "state": self.snapshot()}
         self._tell(event)
         return event
 
@@ -277,7 +295,7 @@ class Match:
     def _flagged(self, shot_no: int) -> int:
         """The index of ``shot_no`` in the current game, which must be there."""
         if shot_no not in self.shot_nos:
-            raise RefereeError(f"game {self.game_no} has no shot {shot_no}")
+            raise RefereeError(_("game {game_no} has no shot {shot_no}").format(game_no=self.game_no, shot_no=shot_no))
         return self.shot_nos.index(shot_no)
 
     def unseen_flick(self, piece: str | None = None, by: str = "referee") -> dict:
@@ -287,11 +305,11 @@ class Match:
         view) and it is judged and journaled like a camera shot, so a restart keeps it and undo removes it."""
         with self._lock:
             if game_class(self.game).sees_whole_field:
-                raise RefereeError(f"a flick out of view is a Cvrnkaná entry; this is a {self.game} match")
+                raise RefereeError(_("a flick out of view is a Cvrnkaná entry; this is a {game} match").format(game=self.game))
             if piece is not None:
                 piece = str(piece).strip().upper() or None
             if piece is not None and not PIECE_ID.fullmatch(piece):
-                raise RefereeError(f"marble must be an id like A7 or B12, got {piece[:20]!r}")
+                raise RefereeError(_("marble must be an id like A7 or B12, got {piece}").format(piece=repr(piece[:20])))
             t_s = round(self.records[-1].t1 + ENTRY_STEP_S, 6) if self.records else 0.0
             try:
                 record = self._entry(piece, t_s, by)
@@ -306,8 +324,8 @@ class Match:
             shot, call = self._judge(record)
             event = {"type": "referee", "action": "unseen_flick", "game_no": self.game_no, "shot_no": shot.shot_no,
                      "piece": marble, "by": by, "ruling": shot.ruling_dict,
-                     "text": f"shot {shot.shot_no}: {record.player} flicked {marble} out of the camera's view "
-                             f"(entered by the {by})", "state": call["state"]}
+                     "text": _("shot {shot_no}: {player} flicked {marble} out of the camera's view (entered by the {by})").format(
+                         shot_no=shot.shot_no, player=record.player, marble=marble, by=_(by)), "state": call["state"]}
         self._tell(call)
         self._tell(event)
         return event
@@ -330,12 +348,12 @@ class Match:
         with self._lock:
             item = self.reviews.get(review)
             if item is None or item.settled is not None:
-                raise RefereeError(f"no open review item {review}")
+                raise RefereeError(_("no open review item {review}").format(review=review))
             self.journal.append_action("settle", self.game_no, {"by": by, "review": review, "how": "confirm"})
             self._reload()
             self.restart_revision, self.restart_kind = self.revision, "state"  # the board is as the state says
             event = {"type": "referee", "action": "settle", "game_no": self.game_no, "review": review,
-                     "text": f"review {review}: the state stands", "state": self.snapshot()}
+                     "text": _("review {review}: the state stands").format(review=review), "state": self.snapshot()}
         self._tell(event)
         return event
 
@@ -344,18 +362,18 @@ class Match:
         goes on from it (journaled; undo does not reach behind it), settling ``review`` if given."""
         with self._lock:
             if review is not None and (review not in self.reviews or self.reviews[review].settled is not None):
-                raise RefereeError(f"no open review item {review}")
+                raise RefereeError(_("no open review item {review}").format(review=review))
             try:
                 parsed = self.engine.state_from_dict(dict(state))
             except (RecordError, ValueError, TypeError, KeyError) as exc:
-                raise RefereeError(f"the state cannot be used: {exc}") from None
+                raise RefereeError(_("the state cannot be used: {error}").format(error=exc)) from None
             self.journal.append_action("set_state", self.game_no, {"by": by, "state": parsed.to_dict()})
             if review is not None:
                 self.journal.append_action("settle", self.game_no, {"by": by, "review": review, "how": "state"})
             self._reload()
             self.restart_revision, self.restart_kind = self.revision, "state"  # the board is as the referee says
             event = {"type": "referee", "action": "set_state", "game_no": self.game_no, "review": review,
-                     "text": "the referee set the game state", "state": self.snapshot()}
+                     "text": _("the referee set the game state"), "state": self.snapshot()}
         self._tell(event)
         return event
 
@@ -363,12 +381,12 @@ class Match:
         with self._lock:
             score = self.score()
             if score["over"]:
-                raise RefereeError(f"{score_line(score)}. No further game is opened")
+                raise RefereeError(_("{score}. No further game is opened").format(score=score_line(score)))
             start = self.engine.next_game(self.state, None, self.game_no + 1)
             self.journal.append_action("next_game", self.game_no, {"by": by, "start": start.to_dict()})
             self._reload()
             event = {"type": "referee", "action": "next_game", "game_no": self.game_no,
-                     "text": f"game {self.game_no} starts", "state": self.snapshot()}
+                     "text": _("game {game_no} starts").format(game_no=self.game_no), "state": self.snapshot()}
         self._tell(event)
         return event
 
@@ -395,7 +413,7 @@ class Match:
                 listener(event)
             except Exception as exc:  # noqa: BLE001 - a broken display must not stop the judging
                 import sys
-                print(f"shotjudge: listener failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print(_("shotjudge: listener failed: {error}").format(error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
 
 
 def _on_surface(state: dict) -> dict:

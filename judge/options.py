@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import Any, Callable
 
 from .errors import UserError
+from .i18n import N_, _
 
-__all__ = ["frame_rate", "count", "port", "add_games_arg", "match_games", "MAX_FPS"]
+__all__ = ["frame_rate", "count", "port", "add_games_arg", "match_games", "output_path", "MAX_FPS"]
 
 MAX_FPS = 1000.0  # no camera or recording we judge runs faster
 
@@ -20,7 +22,8 @@ def frame_rate(text: str) -> float:
     except ValueError:
         fps = math.nan
     if not math.isfinite(fps) or not 1.0 <= fps <= MAX_FPS:
-        raise argparse.ArgumentTypeError(f"must be frames per second from 1 to {MAX_FPS:g}, got {text!r}")
+        raise argparse.ArgumentTypeError(_("must be frames per second from 1 to {max}, got {text}").format(max=f"{MAX_FPS:g}",
+                                                                                                       text=repr(text)))
     return fps
 
 
@@ -32,8 +35,11 @@ def count(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
         except ValueError:
             value = None
         if value is None or value < minimum or (maximum is not None and value > maximum):
-            bounds = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
-            raise argparse.ArgumentTypeError(f"must be a whole number {bounds}, got {text!r}")
+            if maximum is not None:
+                said = _("must be a whole number from {minimum} to {maximum}, got {text}")
+            else:
+                said = _("must be a whole number of at least {minimum}, got {text}")
+            raise argparse.ArgumentTypeError(said.format(minimum=minimum, maximum=maximum, text=repr(text)))
         return value
     parse.__name__ = "count"
     return parse
@@ -44,13 +50,13 @@ def port(text: str) -> int:
     return count(1, 65535)(text)
 
 
-def add_games_arg(p: Any, default: str = "no set number, a shot after a game ends opens the next one") -> None:
+def add_games_arg(p: Any, default: str = N_("no set number, a shot after a game ends opens the next one")) -> None:
     """``--games N``: the match's length (checked against the game by ``match_games``); ``default``: what
     the command does without it."""
     p.add_argument("--games", type=count(1), metavar="N",
-                   help="the match has N games (Cvrnkaná: an even number, clause 8; Novuss: the organiser's): "
-                        f"after the N-th game ends the match is over, no game is opened and a further shot is "
-                        f"refused; default: {default}")
+                   help=_("the match has N games (Cvrnkaná: an even number, clause 8; Novuss: the organiser's): after "
+                          "the N-th game ends the match is over, no game is opened and a further shot is refused; "
+                          "default: {default}").format(default=_(default)))
 
 
 def match_games(game: str, games: int | None) -> int | None:
@@ -63,3 +69,21 @@ def match_games(game: str, games: int | None) -> int | None:
         except ValueError as exc:
             raise UserError(f"--games {games}: {exc}") from None
     return games
+
+
+def output_path(option: str, path: str | Path | None) -> Path | None:
+    """An output the user named (``--out a/b/file``): its missing folders are made now, as ``mkdir -p`` does;
+    a folder that cannot be made (a file in the way, no permission) is one line naming the option."""
+    if path is None:
+        return None
+    target = Path(path)
+    folder = target.resolve().parent
+    if folder.exists() and not folder.is_dir():
+        raise UserError(_("{option} {path}: {folder} is a file, not a folder").format(option=option, path=path,
+                                                                                      folder=folder))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(_("{option} {path}: cannot make the folder {folder}: {reason}").format(
+            option=option, path=path, folder=folder, reason=exc.strerror or exc)) from None
+    return target

@@ -22,11 +22,15 @@ from pydantic import BaseModel, Field
 
 from rules.game import PLAYERS
 
+from .i18n import N_, _, language, page_strings
 from .overlay_draw import OverlayModel, draw_overlay
 
 __all__ = ["OverlayHub", "OverlayServer", "create_app", "board_for", "new_token"]
 
 STATIC = Path(__file__).with_name("static")
+#: the score's words on the page (Novuss, Cvrnkaná), looked up there in the catalogue
+SCORE_WORDS = (N_("pocketed"), N_("on table"), N_("debt"), N_("pit"), N_("field"), N_("behind"), N_("flicks"),
+               N_("marbles"))
 
 
 def new_token() -> str:
@@ -133,7 +137,7 @@ class OverlayHub:
         with self._lock:
             self._clients.add((asyncio.get_running_loop(), queue))
             if self.closed:  # came after the judge stopped: told so, then closed
-                queue.put_nowait(json.dumps({"type": "ended", "text": "the judge has stopped"}))
+                queue.put_nowait(json.dumps({"type": "ended", "text": _("The judge has stopped.")}))
                 queue.put_nowait(None)
         return queue
 
@@ -282,9 +286,9 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, repor
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def require_referee(authorization: str | None = Header(default=None)) -> None:
-        scheme, _, given = (authorization or "").partition(" ")
+        scheme, _space, given = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected):
-            raise HTTPException(401, "referee token required", headers={"WWW-Authenticate": "Bearer"})
+            raise HTTPException(401, _("referee token required"), headers={"WWW-Authenticate": "Bearer"})
 
     def act(fn, *args):
         try:
@@ -296,15 +300,22 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, repor
     def index():
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
+    @app.get("/strings.js", include_in_schema=False)
+    def strings():
+        """The page's words in the match's language, before the page's script runs (it reads no catalogue)."""
+        body = "window.SHOTJUDGE_LANG = " + json.dumps(language()) + ";\nwindow.SHOTJUDGE_STRINGS = " \
+            + json.dumps(page_strings(language()), ensure_ascii=False, sort_keys=True) + ";\n"
+        return Response(body, media_type="text/javascript; charset=utf-8", headers={"Cache-Control": "no-store"})
+
     @app.get("/api/state")
     def state():
         return hub.hello()
 
     @app.get("/snapshot.jpg")
     def snapshot():
-        jpeg, _ = hub.latest_jpeg()
+        jpeg = hub.latest_jpeg()[0]
         if jpeg is None:
-            raise HTTPException(404, "no frame yet")
+            raise HTTPException(404, _("no frame yet"))
         return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
     @app.get("/video.mjpg")
@@ -389,20 +400,20 @@ def create_app(hub: OverlayHub, referee, token: str, hosts=(), start=None, repor
     @app.get("/api/referee/start-state", dependencies=[Depends(require_referee)])
     def start_state():
         if start is None:
-            raise HTTPException(404, "this match did not start from the board")
+            raise HTTPException(404, _("this match did not start from the board"))
         return {"pending": start.pending, "proposal": start.proposal_doc, "confirmed": start.confirmed,
                 "text": start.text}
 
     @app.post("/api/referee/start-state", dependencies=[Depends(require_referee)])
     def confirm_start(body: StartState | None = None):
         if start is None:
-            raise HTTPException(409, "no start state is waiting: this match did not start from the board")
+            raise HTTPException(409, _("no start state is waiting: this match did not start from the board"))
         return act(start.confirm, body.state if body is not None else None)
 
     @app.get("/api/referee/report", dependencies=[Depends(require_referee)])
     def dispute_report():
         if report is None:
-            raise HTTPException(404, "this judge keeps no journal to make the dispute report from")
+            raise HTTPException(404, _("this judge keeps no journal to make the dispute report from"))
         return HTMLResponse(report(), headers={"Cache-Control": "no-store"})
 
     @app.post("/api/referee/unseen-flick", dependencies=[Depends(require_referee)])
@@ -448,7 +459,7 @@ class OverlayServer:
             return
         hub = getattr(getattr(self.app, "state", None), "hub", None)
         if hub is not None and not hub.closed:
-            hub.close("The judge has stopped.")
+            hub.close(_("The judge has stopped."))
         self._server.should_exit = True
         self._thread.join(timeout=2.0)
         if self._thread.is_alive():

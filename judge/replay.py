@@ -27,6 +27,8 @@ from rules import Shot
 from rules.match import result_of
 
 from .errors import UserError
+from .gap_text import gap_text
+from .i18n import _
 from .referee import Referee
 from .review import vision_review
 from .setup import check_calibration, make_vision, read_background
@@ -145,11 +147,12 @@ def load_state(engine, path: str | Path):
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UserError(f"--state {p}: no such file") from None
+        raise UserError(_("--state {p}: no such file").format(p=p)) from None
     except RecursionError:
-        raise UserError(f"--state {p}: JSON nested too deeply to be a game state") from None
+        raise UserError(_("--state {p}: JSON nested too deeply to be a game state").format(p=p)) from None
     except ValueError as exc:  # not UTF-8, not JSON, or a number too long to read
-        raise UserError(f"--state {p}: not a JSON state file ({str(exc).splitlines()[0][:120]})") from None
+        raise UserError(_("--state {p}: not a JSON state file ({value})").format(
+            p=p, value=str(exc).splitlines()[0][:120])) from None
     return engine.state_from_dict(data, where=f"--state {p}")  # a StateError names the field
 
 
@@ -183,7 +186,8 @@ class Replay:
         no = len(self.shots) + 1
         if step.new_game is not None:
             self.finished.append(result_of(self.state, self.game_no))
-            self.notes.append(f"game {self.game_no} is over; shot {no} starts game {step.game_no}")
+            self.notes.append(_("game {game_no} is over; shot {no} starts game {next_game}").format(
+                game_no=self.game_no, no=no, next_game=step.game_no))
         self.game_no, self.state, self.hints = step.game_no, step.state, step.hints
         self.revision += 1
         if step.ruling is None:
@@ -214,7 +218,7 @@ class Replay:
 
     def note_gap(self, gap) -> None:
         self.gaps.append(gap)
-        self.notes.append(gap.describe())
+        self.notes.append(gap_text(gap))
 
     def note(self, text: str, **_: Any) -> None:
         self.notes.append(text)
@@ -249,10 +253,10 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
     from .live import run_live
 
     if game not in rules.GAMES:
-        raise UserError(f"unknown game {game!r}: expected novuss or cvrnkana")
+        raise UserError(_("unknown game {game}: expected novuss or cvrnkana").format(game=repr(game)))
     video = Path(video)
     if not video.exists():
-        raise UserError(f"{video}: no such video file")
+        raise UserError(_("{video}: no such video file").format(video=video))
     started = time.perf_counter()
     try:
         source = open_source(str(video), fps=fps)
@@ -262,9 +266,10 @@ def judge_video(video: str | Path, game: str, calibration: str | Path, *, backgr
         cal = check_calibration(str(calibration), source.size, game)
         engine = rules.engine_for(ruleset or game, cal.profile.geometry, game)
         if engine.game != game:
-            raise UserError(f"ruleset {ruleset!r} is for {engine.game}, not {game}")
+            raise UserError(_("ruleset {ruleset} is for {game}, not {game2}").format(
+                ruleset=repr(ruleset), game=engine.game, game2=game))
         if state is not None and start_from_board is not None:
-            raise UserError("--state and --start-from-board both say where the video starts: give one of them")
+            raise UserError(_("--state and --start-from-board both say where the video starts: give one of them"))
         start_state = load_state(engine, state) if state is not None else engine.initial()
         images = read_background(background, source.size) if isinstance(background, (str, Path)) else list(background or [])
         if start_from_board is not None:

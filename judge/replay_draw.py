@@ -13,10 +13,14 @@ import numpy as np
 from rules.game import PLAYERS
 
 from .evidence import KeyInstant, radius_of
+from .i18n import N_, _
 from .overlay_draw import ContactMark, OverlayModel, TrackMark, ZoneMark, draw_overlay
+from .textdraw import to_ascii
 
 __all__ = ["Board", "call_lines", "read_frames"]
 
+#: the stroke and first-contact words a caption shows, for the catalogue (translated where drawn)
+WORDS = (N_("direct"), N_("ricochet"), N_("own"), N_("opponent"), N_("both"), N_("none"))
 MAX_CROP_HALF_PX = 1000  # an evidence crop's half side at most, whatever the scale says
 
 
@@ -48,11 +52,11 @@ class Board:
             for name in PLAYERS:
                 x0, x1, y0, y1 = spec.zone_rect(name)
                 edge = [(x, y0) for x in np.linspace(x0, x1, 12)] + [(x, y1) for x in np.linspace(x1, x0, 12)]
-                yield ZoneMark(f"zone {name}", poly(edge))
+                yield ZoneMark(to_ascii(_("zone {player}").format(player=name)), poly(edge))  # OpenCV's font: ASCII
             yield ZoneMark("", poly(_circle(0.0, 0.0, spec.geometry.circle_radius_mm)))
             yield ZoneMark("", poly([(-h, -h), (h, -h), (h, h), (-h, h)]))
         if spec.has_pit:
-            yield ZoneMark("pit", poly(_circle(0.0, 0.0, spec.pit_radius_mm)))
+            yield ZoneMark(to_ascii(_("pit")), poly(_circle(0.0, 0.0, spec.pit_radius_mm)))
 
     def model(self, positions: Mapping[str, tuple[float, float]], trails: Mapping[str, list] | None = None,
               contacts: Sequence[KeyInstant] = (), caption: str = "") -> OverlayModel:
@@ -92,20 +96,25 @@ class Board:
         return cv2.resize(crop, (out_px, out_px), interpolation=cv2.INTER_CUBIC), (x0, y0, out_px / side)
 
 
-def call_lines(ruling: Mapping | None, shot_no: int, error: str | None = None) -> list[tuple[str, tuple[int, int, int]]]:
-    """The call as text lines (already in the ruling's language), reviews in red."""
+def call_lines(ruling: Mapping | None, shot_no: int, error: str | None = None,
+               game_no: int | None = None) -> list[tuple[str, tuple[int, int, int]]]:
+    """The call as text lines (the calls already in the ruling's language), reviews in red. One shot number
+    only, the game's (``ruling['shot']``); ``shot_no`` (the video's count) names a shot that was not judged."""
     white, cyan, red = (255, 255, 255), (255, 230, 120), (80, 80, 255)
+    game = _("game {game_no} · ").format(game_no=game_no) if game_no is not None else ""
     if ruling is None:
-        return [(f"shot {shot_no}: not judged - referee please decide", red), ((error or "")[:160], red)]
-    head = f"shot {shot_no} · {ruling['game']} game shot {ruling['shot']} · player {ruling['player']}"
+        return [(game + _("shot {shot_no} of the video: not judged - referee please decide").format(shot_no=shot_no), red),
+                ((error or "")[:160], red)]
+    head = game + _("shot {shot} · player {player}").format(shot=ruling["shot"], player=ruling["player"])
     if ruling.get("stroke"):
-        head += f" · {ruling['stroke']}, first contact: {ruling.get('first_contact')}"
+        head += _(" · {stroke}, first contact: {first_contact}").format(stroke=_(ruling["stroke"]),
+                                                                         first_contact=_(str(ruling.get("first_contact"))))
     lines = [(head, white)]
     for call in ruling.get("calls", []):
-        lines.append((f"{call['clause']}  {call['text']}" + ("  [REVIEW]" if call.get("review") else ""),
+        lines.append((f"{call['clause']}  {call['text']}" + ("  [" + _("REVIEW") + "]" if call.get("review") else ""),
                       red if call.get("review") else cyan))
     if ruling.get("review"):
-        lines.append(("the evidence does not decide this call: referee review", red))
+        lines.append((_("the evidence does not decide this call: referee review"), red))
     return lines
 
 

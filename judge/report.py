@@ -27,10 +27,11 @@ from typing import Callable
 
 import numpy as np
 
-from calibration.atomic import named_error, staged_files
+from calibration.atomic import DIR_MODE, named_error, staged_files
 
 from .errors import UserError
 from .evidence import KeyInstant, key_instants
+from .i18n import _
 from .replay import ReplayResult, ReplayShot, judged_frames
 from .replay_draw import Board, call_lines
 
@@ -101,7 +102,8 @@ def write_outputs(result: ReplayResult, *, report: str | None, overlay: str | No
     files_dir = tmp_dir = None
     for option, path in (("--report", report_path), ("--overlay", Path(overlay) if overlay else None)):
         if path is not None and not path.parent.is_dir():
-            raise UserError(f"{option} {path}: folder {path.parent} does not exist")
+            raise UserError(_("{option} {path}: folder {folder} does not exist").format(
+                option=option, path=path, folder=path.parent))
     if report_path is not None:
         files_dir = f"{report_path.stem}_files"
         tmp_dir = Path(tempfile.mkdtemp(prefix=f".{files_dir}.", dir=report_path.parent))
@@ -159,6 +161,7 @@ def _swap_in(tmp_dir: Path, files_dir: Path) -> Path | None:
     if files_dir.exists():
         old = Path(tempfile.mkdtemp(prefix=f".{files_dir.name}.old.", dir=files_dir.parent))
         os.replace(files_dir, old / files_dir.name)
+    os.chmod(tmp_dir, DIR_MODE)  # mkdtemp's folder is private; the crops' folder is an ordinary one
     os.replace(tmp_dir, files_dir)
     return old
 
@@ -184,7 +187,7 @@ class _OverlayPlan:
         if done:
             h = out.shape[0]
             size = max(14, h // 36)
-            lines = call_lines(done[-1].ruling, done[-1].no, done[-1].error)
+            lines = call_lines(done[-1].ruling, done[-1].no, done[-1].error, done[-1].game_no)
             out = draw_lines(out, lines, (8, h - int(size * 1.3) * len(lines) - 24), size, bold_first=True,
                              max_width=out.shape[1] - 16)
         return out

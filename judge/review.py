@@ -3,6 +3,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from .i18n import N_, _
+
+#: vision's review reasons that are whole sentences (translated where shown; a reason with a measurement in it
+#: is shown as vision wrote it)
+VISION_REASONS = (N_("went under the hand and was not seen again: taken to be in the pit"),
+                  N_("set off with no contact seen (a contact the frames missed, or outside interference)"),
+                  N_("taken by a hand"), N_("lost from sight"))
+
 __all__ = ["vision_review", "review_lines"]
 
 
@@ -11,8 +19,13 @@ def review_lines(items: Iterable[Mapping[str, Any]]) -> list[str]:
     out = []
     for item in items or ():
         at = item.get("at")
-        where = f" at ({at[0]:.0f}, {at[1]:.0f}) mm, kept there" if at else ""
-        out.append(f"{item.get('piece', '?')} {item.get('reason', 'needs checking')}{where}: please check")
+        reason = _(item["reason"]) if item.get("reason") else _("needs checking")
+        if at:
+            line = _("{piece} {reason} at ({x}, {y}) mm, kept there: please check")
+        else:
+            line = _("{piece} {reason}: please check")
+        out.append(line.format(piece=item.get("piece", "?"), reason=reason, x=f"{at[0]:.0f}" if at else "",
+                               y=f"{at[1]:.0f}" if at else ""))
     return out
 
 

@@ -6,6 +6,10 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
+from .i18n import N_, _
+
+#: what ``make_vision`` is for, as its errors name it (translated there)
+PURPOSES = (N_("replay"), N_("live judging"))
 
 __all__ = ["check_calibration", "read_background", "make_vision", "assembler_for"]
 
@@ -16,7 +20,8 @@ def check_calibration(path: str, image_size: tuple[int, int], game: str):
 
     cal = load_calibration(path, expected_image_size=image_size)
     if cal.game != game:
-        raise UserError(f"{path}: this calibration is for {cal.game}, not {game}")
+        raise UserError(_("{path}: this calibration is for {cal_game}, not {game}").format(
+            path=path, cal_game=cal.game, game=game))
     return cal
 
 
@@ -34,13 +39,13 @@ def read_background(path: str | None, size: tuple[int, int]) -> list:
     for f in files:
         image = cv2.imread(str(f), cv2.IMREAD_COLOR)
         if image is None:
-            raise UserError(f"--background {f}: cannot read this image")
+            raise UserError(_("--background {path}: cannot read this image").format(path=f))
         if (image.shape[1], image.shape[0]) != tuple(size):
-            raise UserError(f"--background {f}: image is {image.shape[1]}x{image.shape[0]}, the camera gives "
-                            f"{size[0]}x{size[1]}")
+            raise UserError(_("--background {path}: image is {width}x{height}, the camera gives {cam_w}x{cam_h}").format(
+                path=f, width=image.shape[1], height=image.shape[0], cam_w=size[0], cam_h=size[1]))
         images.append(image)
     if not images:
-        raise UserError(f"--background {path}: no images there")
+        raise UserError(_("--background {path}: no images there").format(path=path))
     return images
 
 
@@ -58,9 +63,10 @@ def make_vision(calibration, background: list, purpose: str = "replay", detector
         from vision.pipeline import Pipeline
         from vision.types import VisionError
     except ImportError as exc:
-        raise UserError(f"{purpose} needs the vision pipeline, which this build lacks ({exc})") from None
+        raise UserError(_("{purpose} needs the vision pipeline, which this build lacks ({error})").format(
+            purpose=_(purpose), error=exc)) from None
     if detector not in ("classical", "learned"):
-        raise UserError(f"--detector must be classical or learned, not {detector!r}")
+        raise UserError(_("--detector must be classical or learned, not {detector}").format(detector=repr(detector)))
     setup = dict(appearance=calibration.piece_appearance())
     found = None
     if detector == "learned":
@@ -75,11 +81,12 @@ def make_vision(calibration, background: list, purpose: str = "replay", detector
             if not fallback:
                 raise UserError(f"{exc} (--no-fallback)") from None
             if not background:
-                raise UserError(f"{exc}; the classical fallback needs --background") from None
-            print(f"shotjudge: warning: {exc}; falling back to the classical detector", file=sys.stderr)
+                raise UserError(_("{error}; the classical fallback needs --background").format(error=exc)) from None
+            print(_("shotjudge: warning: {error}; falling back to the classical detector").format(error=exc), file=sys.stderr)
     if found is None:
         if not background:
-            raise UserError(f"{purpose} needs --background EMPTY.png: a picture of the empty board from this camera")
+            raise UserError(_("{purpose} needs --background EMPTY.png: a picture of the empty board from this camera").format(
+                purpose=_(purpose)))
         found = make_detector("classical", calibration.plane, calibration.profile, **setup)
         found.learn_background(list(background))
     return Pipeline(calibration.profile, detector=found, assembler=assembler_for(calibration.profile, found))

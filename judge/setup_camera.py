@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from judge.i18n import _
+
 __all__ = ["camera_kind", "Metering", "meter_and_lock", "open_kwargs", "settings_for_live"]
 
 #: how close (relative) a frame's reported value must come to the locked one to count as taken
@@ -63,12 +65,12 @@ def meter_and_lock(source, kind: str, settle_frames: int) -> Metering:
 def _picam(source, frames: int) -> Metering:
     source.set_controls({"AeEnable": True, "AwbEnable": True})
     meta: dict = {}
-    for _ in range(frames):
+    for _frame in range(frames):
         meta = dict(source.read().metadata)
     if not all(k in meta for k in ("ExposureTime", "AnalogueGain", "ColourGains")):
         from .errors import UserError
 
-        raise UserError(f"{source.name}: the camera reports no exposure, gain or colour gains to lock")
+        raise UserError(_("{name}: the camera reports no exposure, gain or colour gains to lock").format(name=source.name))
     exposure_us, gain = int(meta["ExposureTime"]), float(meta["AnalogueGain"])
     gains = (round(float(meta["ColourGains"][0]), 4), round(float(meta["ColourGains"][1]), 4))
     m = Metering("picam", {"exposure_us": exposure_us, "analogue_gain": gain, "colour_gains": gains})
@@ -90,7 +92,7 @@ def _picam(source, frames: int) -> Metering:
         refused = list(wanted)
         m.notes.append(f"set_controls failed: {exc}")
     meta = {}
-    for _ in range(10):  # libcamera applies controls a few frames late
+    for _frame in range(10):  # libcamera applies controls a few frames late
         meta = dict(source.read().metadata)
         if _taken(meta, wanted):
             break
@@ -123,7 +125,7 @@ def _usb(source, frames: int) -> Metering:
 
     source.set_control(cv2.CAP_PROP_AUTO_EXPOSURE, 3)  # V4L2: 3 = automatic (an earlier set-up may have left it manual)
     source.set_control(cv2.CAP_PROP_AUTO_WB, 1)
-    for _ in range(frames):
+    for _frame in range(frames):
         source.read()
     values = {}
     for key, prop in (("exposure", cv2.CAP_PROP_EXPOSURE), ("gain", cv2.CAP_PROP_GAIN),

@@ -11,6 +11,8 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+from judge.i18n import _, language
+
 __all__ = ["SetupBoard", "create_app", "serving"]
 
 
@@ -56,7 +58,7 @@ def create_app(board: SetupBoard):
     def picture(name: str) -> Response:
         data = board.pictures.get(name)
         if data is None:
-            raise HTTPException(404, f"no picture {name!r} yet")
+            raise HTTPException(404, _("no picture {name} yet").format(name=repr(name)))
         return Response(data, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     @app.get("/", response_class=HTMLResponse)
@@ -65,7 +67,8 @@ def create_app(board: SetupBoard):
         lines = "".join(f"<li>{html.escape(line)}</li>" for line in snap["lines"])
         pictures = "".join(f'<figure><img src="/pictures/{html.escape(n)}?v={snap["version"]}" alt="{html.escape(n)}">'
                            f"<figcaption>{html.escape(n)}</figcaption></figure>" for n in snap["pictures"])
-        return ('<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">'
+        return (f'<!doctype html><html lang="{language()}"><head><meta charset="utf-8">'
+                '<meta http-equiv="refresh" content="2">'
                 "<title>shotjudge setup</title><style>body{font-family:sans-serif;margin:1em}"
                 "img{max-width:100%;border:1px solid #888}figure{margin:1em 0}</style></head><body>"
                 f"<h1>shotjudge setup</h1><ol>{lines}</ol>{pictures}</body></html>")
@@ -106,8 +109,8 @@ def serving(port: int | None, host: str = "127.0.0.1") -> Iterator[SetupBoard | 
     try:
         server = OverlayServer(create_app(board), host, port).start()
     except OSError as exc:
-        raise UserError(f"--page: {exc}; use another --page port") from None
-    print(f"set-up page: {server.url}")
+        raise UserError(_("--page: {exc}; use another --page port").format(exc=exc)) from None
+    print(_("set-up page: {url}").format(url=server.url))
     real = sys.stdout
     sys.stdout = _Tee(real, board)
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .i18n import _
 from .errors import UserError
 
 __all__ = ["NAMES", "open_camera", "take_picture", "calibrate_step", "empty_step", "pieces_step", "live_command"]
@@ -28,29 +29,30 @@ def open_camera(spec: str, kind: str, size=None, fps=None, camera=None):
         from .setup_camera import open_kwargs
 
         if camera.kind != kind:
-            raise UserError(f"--source {spec}: the calibration was made with a {camera.kind} camera; "
-                            f"start again with --step camera")
+            raise UserError(_("--source {spec}: the calibration was made with a {kind} camera; start again with --step "
+                              "camera").format(spec=spec, kind=camera.kind))
         settings = open_kwargs(camera)
         if size is not None and tuple(size) != tuple(settings["size"]) or fps is not None and abs(fps - settings["fps"]) > 0.01:
-            raise UserError(f"--size/--fps differ from the camera step's ({settings['size'][0]}x{settings['size'][1]} at "
-                            f"{settings['fps']:g} fps): give the same, or start again with --step camera")
+            raise UserError(_("--size/--fps differ from the camera step's ({value}x{value2} at {fps} fps): give the "
+                              "same, or start again with --step camera").format(
+                                  value=settings['size'][0], value2=settings['size'][1], fps=format(settings['fps'], 'g')))
         source = open_source(spec, reconnect=False, **settings)
     else:
         extra = {"colour_gains": (1.0, 1.0)} if kind == "picam" else {}
         source = open_source(spec, size=size, fps=fps, reconnect=False, **extra)
     source.open()
     for warning in getattr(source, "warnings", []):
-        print(f"warning: {warning}")
+        print(_("warning: {warning}").format(warning=warning))
     return source
 
 
 def take_picture(source, frames: int) -> np.ndarray:
     """The median of ``frames`` frames: sensor noise and a passing flicker are gone from it."""
     images = []
-    for _ in range(max(1, frames)):
+    for _frame in range(max(1, frames)):
         frame = source.read()
         if frame is None:
-            raise UserError(f"{source.name}: the camera stopped delivering frames")
+            raise UserError(_("{name}: the camera stopped delivering frames").format(name=source.name))
         images.append(frame.image[..., :3])
     return np.median(np.stack(images), axis=0).astype(np.uint8) if len(images) > 1 else images[0].copy()
 
@@ -84,8 +86,10 @@ def empty_step(source, calibration, frames: int):
     """The empty board: (picture, status line)."""
     picture = take_picture(source, frames)
     if (picture.shape[1], picture.shape[0]) != tuple(calibration.plane.image_size):
-        raise UserError(f"the camera gives {picture.shape[1]}x{picture.shape[0]}, the calibration is for "
-                        f"{calibration.plane.image_size[0]}x{calibration.plane.image_size[1]}: start again with --step camera")
+        raise UserError(_("the camera gives {value}x{value2}, the calibration is for {value3}x{value4}: start again "
+                          "with --step camera").format(
+                              value=picture.shape[1], value2=picture.shape[0], value3=calibration.plane.image_size[0],
+                              value4=calibration.plane.image_size[1]))
     return picture, f"empty board: median of {max(1, frames)} frames, {picture.shape[1]}x{picture.shape[0]}"
 
 

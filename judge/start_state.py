@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from rules.game import PLAYERS
 
+from .i18n import _
 from .errors import UserError
 
 __all__ = ["Facts", "add_start_args", "facts_from_args", "asked", "proposed_state", "describe", "board_proposal",
@@ -47,7 +48,7 @@ def _per_player(text: str) -> dict[str, int]:
                 return {"A": a, "B": b}
     except ValueError:
         pass
-    raise argparse.ArgumentTypeError(f"give a count for each player like A:2,B:0, got {text!r}")
+    raise argparse.ArgumentTypeError(_("give a count for each player like A:2,B:0, got {text}").format(text=repr(text)))
 
 
 def add_start_args(p) -> None:
@@ -58,15 +59,15 @@ def add_start_args(p) -> None:
         "a camera cannot see is given with the flags below (whatever is missing is asked). It is not the default: "
         "a board that does not show the opening may as well be a detection gone wrong, and a guessed start would "
         "judge every shot after it wrongly without a word.")
-    g.add_argument("--start-from-board", action="store_true", help="propose the start state from the first frames")
+    g.add_argument("--start-from-board", action="store_true", help=_("propose the start state from the first frames"))
     g.add_argument("--confirm", action="store_true",
-                   help="take the proposal as it is (with the flags given; unasked: A to move, no debt, empty pit)")
-    g.add_argument("--turn", choices=PLAYERS, help="who plays next")
-    g.add_argument("--debt", type=_per_player, metavar="A:N,B:M", help="Novuss: penalty pawns each player owes")
-    g.add_argument("--pit", type=_per_player, metavar="A:N,B:M", help="Cvrnkaná: marbles each player has in the pit")
-    g.add_argument("--starter", choices=PLAYERS, help="Cvrnkaná: who started this game")
-    g.add_argument("--flicks", type=_per_player, metavar="A:N,B:M", help="Cvrnkaná: flicks each player has made (default 0)")
-    g.add_argument("--game-number", type=int, default=1, metavar="N", help="Cvrnkaná: this game's number in the match")
+                   help=_("take the proposal as it is (with the flags given; unasked: A to move, no debt, empty pit)"))
+    g.add_argument("--turn", choices=PLAYERS, help=_("who plays next"))
+    g.add_argument("--debt", type=_per_player, metavar="A:N,B:M", help=_("Novuss: penalty pawns each player owes"))
+    g.add_argument("--pit", type=_per_player, metavar="A:N,B:M", help=_("Cvrnkaná: marbles each player has in the pit"))
+    g.add_argument("--starter", choices=PLAYERS, help=_("Cvrnkaná: who started this game"))
+    g.add_argument("--flicks", type=_per_player, metavar="A:N,B:M", help=_("Cvrnkaná: flicks each player has made (default 0)"))
+    g.add_argument("--game-number", type=int, default=1, metavar="N", help=_("Cvrnkaná: this game's number in the match"))
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class Facts:
 
 def facts_from_args(args) -> Facts:
     if getattr(args, "game_number", 1) < 1:
-        raise UserError(f"--game-number must be 1 or more, got {args.game_number}")
+        raise UserError(_("--game-number must be 1 or more, got {game_number}").format(game_number=args.game_number))
     return Facts(args.turn, args.debt, args.pit, args.starter, args.flicks, args.game_number)
 
 
@@ -120,7 +121,7 @@ def proposed_state(engine, proposal, facts: Facts) -> dict[str, Any]:
     try:
         return engine.state_from_dict(doc, where="proposed start").to_dict()
     except StateError as exc:
-        raise UserError(f"{exc} (correct the flags, or write the state into a file for --state)") from None
+        raise UserError(_("{exc} (correct the flags, or write the state into a file for --state)").format(exc=exc)) from None
 
 
 def _cvrnkana(engine, proposal, facts: Facts, turn: str) -> dict[str, Any]:
@@ -130,8 +131,9 @@ def _cvrnkana(engine, proposal, facts: Facts, turn: str) -> dict[str, Any]:
     for p in PLAYERS:
         seen = proposal.of(p)
         if len(seen) + pit_count[p] > count:
-            raise UserError(f"{p}: {len(seen)} marble(s) seen on the field and {pit_count[p]} in the pit, but a "
-                            f"player has {count} (--pit, or the profile's marbles_per_player)")
+            raise UserError(_("{p}: {value} marble(s) seen on the field and {value2} in the pit, but a player has "
+                              "{count} (--pit, or the profile's marbles_per_player)").format(
+                                  p=p, value=len(seen), value2=pit_count[p], count=count))
         field.update({m: list(proposal.layout[m]) for m in seen})
         rest = [f"{p}{i}" for i in range(len(seen) + 1, count + 1)]
         pit += rest[:pit_count[p]]
@@ -211,12 +213,12 @@ class StartGate:
         from .match import RefereeError
 
         if self._done.is_set():
-            raise RefereeError("the start state is already confirmed; correct the game with set-state")
+            raise RefereeError(_("the start state is already confirmed; correct the game with set-state"))
         doc = dict(self.proposal_doc if state is None else state)
         try:
             parsed = self.engine.state_from_dict(doc, where="start state").to_dict()
         except (ValueError, TypeError, KeyError) as exc:
-            raise RefereeError(f"the start state cannot be used: {exc}") from None
+            raise RefereeError(_("the start state cannot be used: {exc}").format(exc=exc)) from None
         if self.on_confirm is not None:
             self.on_confirm(parsed, by=by)
         self.confirmed = parsed

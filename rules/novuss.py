@@ -350,7 +350,8 @@ class Novuss(Ruleset[NovussState]):
         if review is not None:
             calls.append(review)
         outcome = self.outcome(p, pos)
-        if outcome is not None:
+        if outcome is not None:  # the set is over: nobody strikes again
+            calls = [c for c in calls if c.code != "series_continues"]
             calls.append(Call(outcome.reason, outcome.winner, evidence={"winner": outcome.winner or "-"}))
         new = _state(pos, pocketed=tuple(pocketed), debt=(debt[0], debt[1]),
                      to_move=p if keeps else o, shot=state.shot + 1, outcome=outcome)
@@ -406,7 +407,8 @@ class Novuss(Ruleset[NovussState]):
                 mine = [k for k in pocketed if owner(k) == who]
                 if not mine:
                     if who == p and penalised and debt["AB".index(who)] > state.debt_of(who):
-                        calls.append(Call("penalty_debt", who))
+                        calls.append(Call("penalty_debt", who, evidence={
+                            "player": who, "on_table": sum(1 for k in pos if owner(k) == who)}))
                         actions.append(Action("debt", player=who, amount=1))
                     break
                 spot = self.penalty_spot(who, pos)

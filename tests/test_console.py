@@ -65,7 +65,7 @@ def test_overruling_a_flagged_call_rejudges_it_journals_it_and_tells_spectators(
         refused = client.post("/api/referee/decide", json=body, headers={"Authorization": "Bearer wrong"})
         assert refused.status_code == 401 and [e["kind"] for e in journal.entries()] == ["match", "seen", "shot"]
         done = client.post("/api/referee/decide", json=body, headers=AUTH)
-        assert done.status_code == 200 and done.json()["text"] == "shot 1: referee decision: first contact opponent"
+        assert done.status_code == 200 and done.json()["text"] == "shot 1: referee decision: opponent's pawn first"
         assert client.get("/api/referee/queue", headers=AUTH).json()["queue"] == []
     ruling = done.json()["ruling"]
     assert [c["code"] for c in ruling["calls"]] == ["opponent_pawn_first", "penalty_pawn", "turn_lost_penalty",
@@ -135,7 +135,7 @@ def test_the_referee_walks_the_console_refused_without_the_token_then_overrules_
             assert response.value.status == 200
             ref.wait_for_function("document.getElementById('queue').hidden === true", timeout=5000)
             fan.wait_for_function("document.getElementById('notice').textContent.includes('referee decision')", timeout=5000)
-            assert fan.inner_text("#notice") == "shot 1: referee decision: first contact opponent"
+            assert fan.inner_text("#notice") == "shot 1: referee decision: opponent's pawn first"
             assert fan.locator("#calls li[data-code='opponent_pawn_first']").count() == 1
             browser.close()
     finally:

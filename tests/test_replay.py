@@ -257,7 +257,7 @@ def test_calibration_for_another_image_size_is_refused(clip, tmp_path, capsys):
 @pytest.mark.parametrize("change, message", [
     (("--game", "chess"), "unknown game 'chess'"),
     (("--shot", "0"), "--shot must be 1 or more"),
-    (("--report", "/nonexistent/dir/r.json"), "does not exist"),
+    (("--report", "/dev/null/dir/r.json"), "--report /dev/null/dir/r.json: cannot make the folder /dev/null/dir: Not a directory"),
 ])
 def test_bad_options_are_one_line_errors(clip, change, message, capsys):
     d, _ = clip

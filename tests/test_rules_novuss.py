@@ -55,6 +55,17 @@ def test_II_1_bat_touches_no_own_pawn_with_all_eight_on_table_is_a_debt():
     assert [a.to_dict() for a in r.actions] == [{"kind": "debt", "player": "A", "amount": 1}]
     assert s.debt == (1, 0) and r.next_player == "B"
     assert r.score["A"] == {"pocketed": 0, "on_table": 8, "debt": 1}
+    assert r.to_dict()["calls"][1]["text"] == \
+        "A has no pocketed pawn to pay with (8 still on the table): the penalty is recorded as a debt."
+
+
+def test_the_debt_call_counts_the_pawns_truly_on_the_table():
+    """From a mid-game layout with three of A's pawns left (none pocketed by A), the call says three, not eight."""
+    pos = {"A1": (-200.0, 200.0), "A2": (-100.0, 200.0), "A3": (100.0, 200.0), "B1": (200.0, -200.0)}
+    _, (r,) = play(record(events=[]), positions=pos)
+    assert "penalty_debt" in r.codes()
+    debt = next(c for c in r.to_dict("lv")["calls"] if c["code"] == "penalty_debt")
+    assert debt["text"] == "A nav iesistas ripas, ar ko samaksāt (3 vēl uz galda): sodu ieraksta kā parādu."
 
 
 def test_II_1_penalty_pawn_goes_on_the_centre_line_at_the_opposite_cushion():
@@ -358,6 +369,7 @@ def test_pocketing_the_last_own_pawn_wins_the_set():
     s, (r,) = play(record({"A1": (-200.0, 200.0)}, {}, [contact(0.1, "bat", "A1"), pocket(0.3, "A1", "NW")]), state=st)
     assert r.game_over.to_dict() == {"result": "win", "winner": "A", "reason": "all_pawns_pocketed"}
     assert r.next_player is None
+    assert r.codes() == ["all_pawns_pocketed"]  # the set is won: nobody "strikes again"
     with pytest.raises(GameOver):
         engine().apply(s, record({"B1": (200.0, -200.0)}, {}, [contact(0.1, "bat", "B1")], player="B"))
 

@@ -1,6 +1,33 @@
 // shotjudge spectator page: state and calls arrive over the WebSocket; nothing is fetched from outside.
 "use strict";
 const $ = (id) => document.getElementById(id);
+// The words: the server's catalogue for the match's language (/strings.js); English is the message id itself.
+const STRINGS = window.SHOTJUDGE_STRINGS || {};
+const _ = (text) => STRINGS[text] || text;
+const fill = (text, fields) => text.replace(/\{(\w+)\}/g, (m, k) => (k in fields ? String(fields[k]) : m));
+
+// The page's fixed words, by element: text, tooltip or placeholder.
+function translatePage() {
+  document.documentElement.lang = window.SHOTJUDGE_LANG || "en";
+  const text = {
+    "t-last-call": _("Last call"), "call-head": _("waiting for the first shot…"), "t-referee": _("Referee"),
+    "t-token": _("Token"), "undo": _("Undo last shot"), "next-game": _("Next game"), "t-marble-text": _("Marble"),
+    "unseen-flick": _("Flick out of view"), "t-reviews": _("Shots not judged: the referee decides"),
+    "t-state-text": _("State"), "set-state": _("Set state"), "t-shot": _("Shot"), "t-reason": _("Reason"),
+    "override": _("Override"), "connection": _("connecting…"), "dispute-report": _("Dispute report"),
+    "t-to-decide": _("To decide:"), "obs-link": _("OBS overlay"),
+  };
+  for (const [id, value] of Object.entries(text)) $(id).textContent = value;
+  $("t-marble").title = _("empty: the next marble of the player to move behind the start line");
+  $("t-state").title = _("the game state to go on from, as the journal and replay --state write it");
+  $("uf-piece").placeholder = _("next");
+  $("video").alt = _("live table video");
+  $("board").setAttribute("aria-label", _("board diagram"));
+  $("dispute-report").title = _("the match's calls, evidence and decisions on one printable page");
+  $("queue-reload").title = _("reload the queue [r]");
+  $("obs-link").title = _("this page without video or controls, over a transparent background: add it as a browser source in OBS");
+}
+translatePage();
 const params = new URLSearchParams(location.search);
 if (params.get("transparent") === "1") {
   document.body.classList.add("transparent");
@@ -49,19 +76,19 @@ function showState(s) {
   if (!s) return;
   state = s;
   $("game-name").textContent = s.game || "—";
-  $("game-no").textContent = s.game_no ? `game ${s.game_no}` : "";
+  $("game-no").textContent = s.game_no ? fill(_("game {game_no}"), { game_no: s.game_no }) : "";
   const body = $("score").querySelector("tbody");
   body.textContent = "";
   for (const [who, score] of Object.entries(s.score || {})) {
     const tr = document.createElement("tr");
     tr.className = who;
-    const parts = typeof score === "object" ? Object.entries(score).map(([k, v]) => `${k.replace("_", " ")} ${v}`).join(" · ") : String(score);
+    const parts = typeof score === "object" ? Object.entries(score).map(([k, v]) => `${_(k.replace("_", " "))} ${v}`).join(" · ") : String(score);
     tr.innerHTML = "<td></td><td></td>";
-    tr.children[0].textContent = `Player ${who}`;
+    tr.children[0].textContent = fill(_("Player {player}"), { player: who });
     tr.children[1].textContent = parts;
     body.appendChild(tr);
   }
-  $("to-move").textContent = s.to_move ? `to play: ${s.to_move}` : "";
+  $("to-move").textContent = s.to_move ? fill(_("to play: {player}"), { player: s.to_move }) : "";
   showReviews(s.reviews || []);
   drawBoard();
 }
@@ -75,10 +102,10 @@ function showReviews(items) {
   for (const item of items) {
     const li = document.createElement("li");
     const text = document.createElement("span");
-    text.textContent = `Shot not judged (review ${item.review}): ${item.error} `;
+    text.textContent = fill(_("Shot not judged (review {review}): {error}"), item) + " ";
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = "State stands";
+    button.textContent = _("State stands");
     button.onclick = () => referee("settle", { review: item.review });
     li.append(text, button);
     list.appendChild(li);
@@ -88,7 +115,8 @@ function showReviews(items) {
 function showCall(event) {
   if (!event || !event.ruling) return;
   const r = event.ruling;
-  $("call-head").textContent = `Game ${event.game_no} · shot ${event.shot_no} · player ${r.player}` + (r.review ? " · REVIEW" : "");
+  $("call-head").textContent = fill(_("Game {game_no} · shot {shot_no} · player {player}"),
+    { game_no: event.game_no, shot_no: event.shot_no, player: r.player }) + (r.review ? " · " + _("REVIEW") : "");
   const list = $("calls");
   list.textContent = "";
   for (const call of r.calls || []) {
@@ -124,7 +152,7 @@ function handle(msg) {
   } else if (msg.type === "referee") {
     showState(msg.state);
     if (msg.state && msg.state.last) showCall(msg.state.last);
-    else { $("call-head").textContent = "waiting for the first shot…"; $("calls").textContent = ""; }
+    else { $("call-head").textContent = _("waiting for the first shot…"); $("calls").textContent = ""; }
     notice(msg.text);
   } else if (msg.type === "ended") {  // the judge stopped (a video played to its end): no reconnecting
     ended = true;
@@ -140,7 +168,7 @@ let retry = 500;
 let ended = false;
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
-  ws.onopen = () => { retry = 500; $("connection").textContent = "live"; $("connection").className = ""; };
+  ws.onopen = () => { retry = 500; $("connection").textContent = _("live"); $("connection").className = ""; };
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data);
     handle(msg);
@@ -152,7 +180,7 @@ function connect() {
       setTimeout(connect, 8000);
       return;
     }
-    $("connection").textContent = "reconnecting…";
+    $("connection").textContent = _("reconnecting…");
     $("connection").className = "offline";
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 8000);
@@ -169,14 +197,14 @@ async function referee(path, body) {
     const data = await res.json().catch(() => ({}));
     if (!res.ok) {
       out.className = "error";
-      out.textContent = `Refused (${res.status}): ${data.detail || res.statusText}`;
+      out.textContent = fill(_("Refused ({status}): {detail}"), { status: res.status, detail: data.detail || res.statusText });
     } else {
       out.className = "ok";
-      out.textContent = data.text || "done";
+      out.textContent = data.text || _("done");
     }
   } catch (err) {
     out.className = "error";
-    out.textContent = `Error: ${err}`;
+    out.textContent = fill(_("Error: {error}"), { error: err });
   }
 }
 
@@ -191,7 +219,7 @@ $("dispute-report").onclick = async () => {
       const data = await res.json().catch(() => ({}));
       if (view) view.close();
       out.className = "error";
-      out.textContent = `Refused (${res.status}): ${data.detail || res.statusText}`;
+      out.textContent = fill(_("Refused ({status}): {detail}"), { status: res.status, detail: data.detail || res.statusText });
       return;
     }
     const url = URL.createObjectURL(new Blob([await res.text()], { type: "text/html" }));
@@ -199,7 +227,7 @@ $("dispute-report").onclick = async () => {
   } catch (err) {
     if (view) view.close();
     out.className = "error";
-    out.textContent = `Error: ${err}`;
+    out.textContent = fill(_("Error: {error}"), { error: err });
   }
 };
 
@@ -213,7 +241,7 @@ $("set-state").onclick = () => {
   let parsed;
   try { parsed = JSON.parse($("state-json").value); } catch (err) {
     $("referee-result").className = "error";
-    $("referee-result").textContent = `The state is not JSON: ${err.message}`;
+    $("referee-result").textContent = fill(_("The state is not JSON: {error}"), { error: err.message });
     return;
   }
   const open = (state && state.reviews) || [];

@@ -22,11 +22,11 @@
     try {
       const res = await fetch("/api/referee/queue", { headers: auth() });
       const data = await res.json().catch(() => ({}));
-      if (!res.ok) { say(false, `Refused (${res.status}): ${data.detail || res.statusText}`); return; }
+      if (!res.ok) { say(false, fill(_("Refused ({status}): {detail}"), { status: res.status, detail: data.detail || res.statusText })); return; }
       items = data.queue || [];
       selected = Math.min(selected, Math.max(items.length - 1, 0));
       render();
-    } catch (err) { say(false, `Error: ${err}`); }
+    } catch (err) { say(false, fill(_("Error: {error}"), { error: err })); }
   }
 
   async function act(path, body) {
@@ -34,9 +34,9 @@
       const res = await fetch(`/api/referee/${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...auth() },
                                                         body: JSON.stringify(body || {}) });
       const data = await res.json().catch(() => ({}));
-      if (!res.ok) say(false, `Refused (${res.status}): ${data.detail || res.statusText}`);
-      else say(true, data.text || "done");
-    } catch (err) { say(false, `Error: ${err}`); }
+      if (!res.ok) say(false, fill(_("Refused ({status}): {detail}"), { status: res.status, detail: data.detail || res.statusText }));
+      else say(true, data.text || _("done"));
+    } catch (err) { say(false, fill(_("Error: {error}"), { error: err })); }
     load();
   }
 
@@ -49,8 +49,9 @@
       fig.appendChild(img);
     }
     const cap = document.createElement("figcaption");
-    const when = k.timed ? `${k.t_s.toFixed(4)} s ± ${(k.t_err_s * 1000).toFixed(2)} ms` : `${k.t_s.toFixed(3)} s (not timed)`;
-    cap.textContent = `${k.name.replace(/_/g, " ")} · ${k.pieces.join(", ")} · ${when}` + (k.png ? "" : ` · no picture: ${k.no_picture}`);
+    const when = k.timed ? fill(_("{t} s ± {err} ms"), { t: k.t_s.toFixed(4), err: (k.t_err_s * 1000).toFixed(2) })
+                         : fill(_("{t} s (not timed)"), { t: k.t_s.toFixed(3) });
+    cap.textContent = `${k.label} · ${k.pieces.join(", ")} · ${when}` + (k.png ? "" : ` · ${fill(_("no picture: {why}"), { why: k.no_picture })}`);
     fig.appendChild(cap);
     return fig;
   }
@@ -67,11 +68,11 @@
   function actions(item) {
     const out = [];
     if (item.kind === "call") {
-      out.push(button("Call stands", "c", () => act("confirm", { shot_no: item.shot_no })));
+      out.push(button(_("Call stands"), "c", () => act("confirm", { shot_no: item.shot_no })));
       item.decisions.forEach((d, i) => out.push(button(d.label, String(i + 1), () => act("decide", { shot_no: item.shot_no, code: d.code, value: d.value }))));
-      if (item.last) out.push(button("Undo shot", "u", () => act("undo")));
+      if (item.last) out.push(button(_("Undo shot"), "u", () => act("undo")));
     } else {
-      out.push(button("State stands", "c", () => act("settle", { review: item.review })));
+      out.push(button(_("State stands"), "c", () => act("settle", { review: item.review })));
     }
     return out;
   }
@@ -87,8 +88,9 @@
       li.dataset.shot = item.shot_no === null ? `review-${item.review}` : String(item.shot_no);
       const head = document.createElement("div");
       head.className = "q-head";
-      head.textContent = item.kind === "call" ? `Game ${item.game_no} · shot ${item.shot_no} · player ${item.player}`
-                                               : `Game ${item.game_no} · shot not judged (review ${item.review})`;
+      head.textContent = item.kind === "call"
+        ? fill(_("Game {game} · shot {shot} · player {player}"), { game: item.game_no, shot: item.shot_no, player: item.player })
+        : fill(_("Game {game} · shot not judged (review {review})"), { game: item.game_no, review: item.review });
       li.appendChild(head);
       const calls = document.createElement("ul");
       for (const c of item.calls) {
