@@ -134,7 +134,7 @@ let retry = 500;
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
   ws.onopen = () => { retry = 500; $("connection").textContent = "live"; $("connection").className = ""; };
-  ws.onmessage = (e) => handle(JSON.parse(e.data));
+  ws.onmessage = (e) => { const msg = JSON.parse(e.data); handle(msg); document.dispatchEvent(new CustomEvent("shotjudge:message", { detail: msg })); };
   ws.onclose = () => {
     $("connection").textContent = "reconnecting…";
     $("connection").className = "offline";
