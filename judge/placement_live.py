@@ -55,52 +55,55 @@ class PlacementAssistant:
     def _begin(self, ruling) -> None:
         targets = targets_of(ruling, self.profile)
         with self._lock:
-            was_shown = self.shown is not None
+            clear = self.shown is not None and not targets
             self.check = PlacementCheck(targets, self.profile.game, **self.check_options) if targets else None
             returns = any(t.kind == "return" for t in targets)
             self._restore = self._before if returns else None
             self.shown, self._sent_t_s, self._done_t_s = None, None, None
-        if self.check is None and was_shown:
+        if clear:
             self._publish(CLEAR)
 
     # ----- every frame, after vision ---------------------------------------------------------------------
     def on_frame(self, frame) -> None:
-        ended = None
         with self._lock:
             if self.check is None:
-                if not self.vision.in_shot:
-                    self._before = frame.image
-                if self.shown is not None and self._done_t_s is not None and frame.t_s - self._done_t_s >= self.linger_s:
-                    self.shown = None
-                    clear = True
-                else:
-                    clear = False
-                status = None
+                message, status, previous = self._idle(frame), None, None
             else:
-                clear = False
-                if self.vision.in_shot:  # the next shot began: what was not placed stays so
-                    status = ended = self.check.end(frame.t_s)
-                    self.check = None
-                else:
-                    status = self.check.update(self.vision.positions(), frame.t_s)
-                    if status.done:
-                        self.check, self._done_t_s = None, frame.t_s
-                changed = self.shown is None or self.shown.states != status.states or self.shown.text != status.text
-                due = changed or self._sent_t_s is None or frame.t_s - self._sent_t_s >= self.refresh_s
-                previous, self.shown = self.shown, (None if ended is not None else status)
-                if not due:
-                    status = None
-                else:
-                    self._sent_t_s = frame.t_s
-        if clear:
-            self._publish(CLEAR)
+                message, status, previous = self._step(frame)
+        if message is not None:
+            self._publish(message)
         if status is None:
             return
-        self._publish({**status.to_dict(), "active": ended is None})
         if self.say is not None:
             self._say(previous, status)
-        if ended is not None and not ended.done and self.note is not None:
-            self.note(ended.text)
+        if status.ended and not status.done and self.note is not None:
+            self.note(status.text)
+
+    def _idle(self, frame) -> dict | None:
+        """No check running: the board at rest is remembered; "play on" is taken off after ``linger_s``."""
+        if not self.vision.in_shot:
+            self._before = frame.image
+        if self.shown is not None and self._done_t_s is not None and frame.t_s - self._done_t_s >= self.linger_s:
+            self.shown = None
+            return CLEAR
+        return None
+
+    def _step(self, frame) -> tuple[dict | None, PlacementStatus | None, PlacementStatus | None]:
+        """The check fed this frame: (the message for the page, the status, the one before), or Nones when
+        nothing is to be sent yet (no change, distances sent less than ``refresh_s`` ago)."""
+        if self.vision.in_shot:  # the next shot began: what was not placed stays so
+            status = self.check.end(frame.t_s)
+            self.check = None
+        else:
+            status = self.check.update(self.vision.positions(), frame.t_s)
+            if status.done:
+                self.check, self._done_t_s = None, frame.t_s
+        previous, self.shown = self.shown, (None if status.ended else status)
+        changed = previous is None or previous.states != status.states or previous.text != status.text
+        if not (changed or status.ended or self._sent_t_s is None or frame.t_s - self._sent_t_s >= self.refresh_s):
+            return None, None, None
+        self._sent_t_s = frame.t_s
+        return {**status.to_dict(), "active": not status.ended}, status, previous
 
     def _say(self, previous: PlacementStatus | None, status: PlacementStatus) -> None:
         before = previous.states if previous is not None else {}
