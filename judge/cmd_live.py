@@ -169,7 +169,7 @@ def run(args) -> int:
                     source.close()  # on arrival nearly together, and squash the time of a shot under way
                     source.open()
                 result = run_live(source, vision, match, queue_size=args.queue, recorder=recorder, hub=hub,
-                                  resume_after=resume_after)
+                                  resume_after=resume_after, placement=_placement(cal, vision, hub, match, console))
             finally:
                 if recorder is not None:
                     recorder.close()
@@ -317,6 +317,20 @@ def _report_maker(args, match):
         return report_html(None, args.lang, journal=str(match.journal.path), clips=clips, calibration=args.calibration)
 
     return make
+
+
+def _placement(cal, vision, hub, match, console):
+    """The placement assistant (``judge.placement_live``), listening to the match: spots on the video and the
+    page, status lines on the console."""
+    from rich.markup import escape
+
+    from .placement_live import PlacementAssistant
+    from .placement_view import PlacementView
+
+    assistant = PlacementAssistant(cal.profile, vision, hub, PlacementView(cal) if hub is not None else None,
+                                   say=lambda text: console.print(f"[green]{escape(text)}[/]"), note=match.note)
+    match.listeners.append(assistant)
+    return assistant
 
 
 def _start_overlay(args, cal, match, console, gate=None):

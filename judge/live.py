@@ -118,11 +118,13 @@ class LiveResult:
 
 def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, recorder=None,
              hub=None, stop: threading.Event | None = None, overlay_fps: float = 10.0,
-             on_frame: Callable[[Frame], None] | None = None, resume_after: int = -1) -> LiveResult:
+             on_frame: Callable[[Frame], None] | None = None, resume_after: int = -1, placement=None) -> LiveResult:
     """Judge ``source`` (already open) with ``vision`` (a ``vision.pipeline.Vision``) until it ends, fails
     for good, or ``stop`` is set. ``match`` judges each shot (``judge(shot, motions, position)``) and says
     when the game state changed (``changed_since(revision) -> (revision, hints, restart) | None``).
     Frames up to index ``resume_after`` are read past (a restart: their shots are judged already).
+    ``placement`` (``judge.placement_live.PlacementAssistant``) sees each frame after vision and draws the
+    spots of pieces being put down on the spectators' video.
 
     Returns what happened; a source error (truncated file, camera gone for good) is in
     ``result.error`` after every frame read before it was judged and journalled. After such an error
@@ -166,9 +168,11 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
             _judge(_seen(vision.feed, frame, match), match, recorder, frame, result, source)
             if on_frame is not None:
                 on_frame(frame)
+            if placement is not None:
+                placement.on_frame(frame)
             if hub is not None and (next_overlay_t is None or frame.t_s >= next_overlay_t):
                 next_overlay_t = frame.t_s + 1.0 / overlay_fps
-                hub.publish_frame(frame.image, None)
+                hub.publish_frame(frame.image if placement is None else placement.draw(frame), None)
         thread.join(timeout=5.0)  # the queue is closed and drained: capture has ended, ``errors`` is final
         if errors:
             result.unfinished = result.frames > 0 and bool(vision.in_shot)

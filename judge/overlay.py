@@ -69,6 +69,7 @@ class OverlayHub:
         self.jpeg_quality = jpeg_quality
         self.state: dict = {}
         self.last_call: dict | None = None
+        self.placement: dict | None = None  # the placement assistant's last message (judge.placement_live)
         self._jpeg: bytes | None = None
         self._frame_no = 0
         self._lock = threading.Lock()
@@ -115,6 +116,8 @@ class OverlayHub:
                 self.state = event["state"]
             if event.get("type") == "call" or (event.get("type") == "referee" and "ruling" in event):
                 self.last_call = event
+            if event.get("type") == "placement":
+                self.placement = event
         self.broadcast(event)
 
     def broadcast(self, message: dict) -> None:
@@ -129,7 +132,8 @@ class OverlayHub:
 
     def hello(self) -> dict:
         with self._lock:
-            return {"type": "hello", "board": self.board, "state": self.state, "last": self.last_call}
+            return {"type": "hello", "board": self.board, "state": self.state, "last": self.last_call,
+                    "placement": self.placement}
 
     # ----- from the server's loop ----------------------------------------------------------------
     def subscribe(self) -> asyncio.Queue:
