@@ -29,6 +29,8 @@ from typing import Any, Mapping, Sequence
 
 from rules.hints import PLACED
 
+from .i18n import N_, _
+
 __all__ = ["Target", "PieceStatus", "PlacementStatus", "PlacementCheck", "targets_of", "TEXTS",
            "TOL_MM", "SETTLE_S"]
 
@@ -41,33 +43,33 @@ SETTLE_S = 0.3
 
 #: every sentence the referee reads; ``{...}`` fields are filled in by ``_text``
 TEXTS = {
-    "waiting": "{piece}: put it down at its spot",
-    "off": "{piece}: {off_mm:.1f} mm off — move it {moves}",
-    "placed": "{piece} placed ({off_mm:.1f} mm)",
-    "unseen": "{piece}: outside the camera's view — place it by eye",
-    "pending": "Place {left} of {total}: {pieces}",
-    "done": "All pieces placed: play on",
-    "ended": "Play went on before {pieces} was placed",
-    "and": " and ",
+    "waiting": N_("{piece}: put it down at its spot"),
+    "off": N_("{piece}: {off_mm:.1f} mm off — move it {moves}"),
+    "placed": N_("{piece} placed ({off_mm:.1f} mm)"),
+    "unseen": N_("{piece}: outside the camera's view — place it by eye"),
+    "pending": N_("Place {left} of {total}: {pieces}"),
+    "done": N_("All pieces placed: play on"),
+    "ended": N_("Play went on before {pieces} was placed"),
+    "and": N_(" and "),
     # direction parts: what the referee must do to the piece
-    "towards_cushion": "{mm:.1f} mm towards {player}'s cushion",
-    "right": "{mm:.1f} mm to the right (as seen from A's side)",
-    "left": "{mm:.1f} mm to the left (as seen from A's side)",
-    "towards_pit": "{mm:.1f} mm towards the pit",
-    "away_from_pit": "{mm:.1f} mm away from the pit",
-    "clockwise": "{mm:.1f} mm clockwise (as seen from above)",
-    "anticlockwise": "{mm:.1f} mm anticlockwise (as seen from above)",
-    "slightly": "a fraction of a millimetre",
+    "towards_cushion": N_("{mm:.1f} mm towards {player}'s cushion"),
+    "right": N_("{mm:.1f} mm to the right (as seen from A's side)"),
+    "left": N_("{mm:.1f} mm to the left (as seen from A's side)"),
+    "towards_pit": N_("{mm:.1f} mm towards the pit"),
+    "away_from_pit": N_("{mm:.1f} mm away from the pit"),
+    "clockwise": N_("{mm:.1f} mm clockwise (as seen from above)"),
+    "anticlockwise": N_("{mm:.1f} mm anticlockwise (as seen from above)"),
+    "slightly": N_("a fraction of a millimetre"),
     # why a piece goes there (the ruling's action reason), for the status list
-    "why_penalty_pawn": "penalty pawn",
-    "why_debt_settled": "penalty debt paid",
-    "why_dark_pawn_hit_direct": "back to its place",
-    "why_opponent_pawn_off_direct": "back in the circle",
-    "why_pawn_off_board": "back in the circle",
-    "why_opponent_marble_moved": "back to its spot (7a)",
-    "why_external_returned": "back to its spot (7f)",
-    "why_relocation_refused": "back to its spot (7h)",
-    "why": "put down here",
+    "why_penalty_pawn": N_("penalty pawn"),
+    "why_debt_settled": N_("penalty debt paid"),
+    "why_dark_pawn_hit_direct": N_("back to its place"),
+    "why_opponent_pawn_off_direct": N_("back in the circle"),
+    "why_pawn_off_board": N_("back in the circle"),
+    "why_opponent_marble_moved": N_("back to its spot (7a)"),
+    "why_external_returned": N_("back to its spot (7f)"),
+    "why_relocation_refused": N_("back to its spot (7h)"),
+    "why": N_("put down here"),
 }
 
 #: a component of the move smaller than this is not mentioned (noise, and nothing a hand can do)
@@ -75,7 +77,7 @@ MENTION_MM = 0.3
 
 
 def _text(key: str, **values: Any) -> str:
-    return TEXTS[key].format(**values)
+    return _(TEXTS[key]).format(**values)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ class Target:
 
     def to_dict(self) -> dict[str, Any]:
         return {"piece": self.piece, "at_mm": [round(self.at_mm[0], 2), round(self.at_mm[1], 2)], "kind": self.kind,
-                "why": self.why, "why_text": TEXTS.get(f"why_{self.why}", TEXTS["why"]),
+                "why": self.why, "why_text": _(TEXTS.get(f"why_{self.why}", TEXTS["why"])),
                 "radius_mm": self.radius_mm, "in_view": self.in_view}
 
 
@@ -229,13 +231,13 @@ class PlacementCheck:
             parts = [("towards_cushion", dy, {"player": "B" if dy > 0 else "A"}),
                      ("right" if dx > 0 else "left", dx, {})]
         said = [_text(key, mm=abs(mm), **more) for key, mm, more in parts if abs(mm) >= MENTION_MM]
-        return TEXTS["and"].join(said) if said else TEXTS["slightly"]
+        return _(TEXTS["and"]).join(said) if said else _(TEXTS["slightly"])
 
     def _summary(self, pieces: tuple[PieceStatus, ...], t_s: float) -> PlacementStatus:
         seen = [p for p in pieces if p.state != "unseen"]
         left = [p.target.piece for p in seen if p.state != "placed"]
         if not left:
-            return PlacementStatus(pieces, t_s, True, TEXTS["done"])
+            return PlacementStatus(pieces, t_s, True, _(TEXTS["done"]))
         return PlacementStatus(pieces, t_s, False,
                                _text("pending", left=len(left), total=len(seen), pieces=", ".join(left)))
 
