@@ -18,9 +18,28 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
 TOKEN = "docs-token"
+
+
+def _records(engine, n: int) -> list[dict]:
+    """``n`` strokes, each pocketing the first pawn still on the table of the player to move."""
+    state, out = engine.initial(), []
+    from rules import parse_record
+
+    for k in range(n):
+        player = state.to_move
+        pawn = state.on_table(player)[0]
+        x, y = state.pos[pawn]
+        bat_y = -380.0 if player == "A" else 380.0
+        raw = {"game": "novuss", "t0": 2.0 * k, "t1": 2.0 * k + 1.5, "before": {"bat": [0.0, bat_y]},
+               "after": {"bat": [0.0, bat_y / 4]},
+               "events": [{"t": 2.0 * k + 0.2, "kind": "contact", "a": "bat", "b": pawn},
+                          {"t": 2.0 * k + 0.6, "kind": "pocket", "piece": pawn,
+                           "pocket": ("N" if y > 0 else "S") + ("E" if x > 0 else "W")}]}
+        state, _ = engine.apply(state, parse_record(raw))
+        out.append(raw)
+    return out
 
 
 def _flagged(raw: dict) -> dict:
@@ -53,19 +72,17 @@ def shoot(lang: str, out: Path, chromium: str) -> Path:
     from judge.journal import Journal
     from judge.match import Match
     from judge.overlay import OverlayHub, OverlayServer, board_for, create_app
-    from novuss_shots import make_records, novuss_engine
-    from rules import parse_record
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from docs_frames import save_small
+    from bench.docs_frames import save_small
+    from rules import engine_for, parse_record
 
     set_language(lang)
     profile = default_profile("novuss")
     with tempfile.TemporaryDirectory() as tmp:
         journal = Journal.open(Path(tmp) / "m.sqlite", create=True, match={"game": "novuss"})
         hub = OverlayHub(board_for(profile))
-        match = Match(novuss_engine(), journal, lang=lang, listeners=[hub])
-        raws = make_records(3)
+        engine = engine_for("novuss", profile.geometry)
+        match = Match(engine, journal, lang=lang, listeners=[hub])
+        raws = _records(engine, 3)
         for raw in raws[:2]:
             match.judge(parse_record(raw))
         match.judge(parse_record(_flagged(raws[2])))

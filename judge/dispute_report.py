@@ -107,7 +107,7 @@ def _vision_notes(record: Mapping[str, Any]) -> tuple[str, ...]:
 def _profile_and_board(game: str, calibration: str | None):
     from calibration import default_profile
 
-    from .overlay import board_for
+    from .board_view import board_for
 
     cal = None
     if calibration and Path(calibration).is_file():
