@@ -22,6 +22,7 @@ __all__ = ["Hub"]
 
 BATCH_MAX = 500  # messages committed in one transaction at most
 BATCH_WAIT_S = 0.02  # after the first message, gather this long before committing
+STORE_TRIES = 5  # a batch the store refuses is tried this often, a second apart
 
 
 class Hub:
@@ -105,12 +106,16 @@ class Hub:
                     batch.append(self._queue.get(timeout=max(0.0, deadline - time.monotonic())))
                 except queue.Empty:
                     break
-            try:
-                self._process(batch)
-            except Exception as exc:  # noqa: BLE001 - the store refused (a server gone): not acked, so redelivered
-                print(f"shotjudge hub: batch of {len(batch)} not stored ({type(exc).__name__}: {exc}); "
-                      "the broker delivers it again", file=sys.stderr)
-                time.sleep(1.0)
+            for attempt in range(1, STORE_TRIES + 1):
+                try:
+                    self._process(batch)
+                    break
+                except Exception as exc:  # noqa: BLE001 - the store refused (a server gone): try again, then leave it
+                    gone = attempt == STORE_TRIES
+                    print(f"shotjudge hub: batch of {len(batch)} not stored ({type(exc).__name__}: {exc}); "
+                          + ("left unacknowledged: the tables send it again" if gone else "trying again"), file=sys.stderr)
+                    if self._stop.wait(1.0):
+                        return
 
     def _process(self, batch: list) -> None:
         events, states = [], []
@@ -136,12 +141,13 @@ class Hub:
         self._after_commit(events, states)
 
     def _after_commit(self, events: list[dict], states: list) -> None:
-        fresh, moved = [], set()
+        fresh, moved, touched = [], set(), set()
         with self._lock:
             for table, match, info in states:
                 self.tables[table] = {**info, "match": match}
             for m in events:
                 key = (m["table"], m["match"])
+                touched.add(key)
                 if self._known(key, m["seq"]):
                     self.duplicates += 1
                     continue
@@ -161,7 +167,8 @@ class Hub:
         for table, match, have, standing in standings:
             with self._lock:
                 self.standings[(table, match)] = {**standing, "table": table, "match": match, "have": have}
-            self._say_have(table, match, have)
+        for table, match in sorted(touched):  # a have that did not move tells the table where the hole is
+            self._say_have(table, match, self.haves.get((table, match), 0))
         for m in fresh:
             if m["kind"] == "shot":
                 self._tell({"type": "call", "table": m["table"], "match": m["match"], "game_no": m["game_no"],

@@ -159,7 +159,8 @@ class TableFeed:
     # ----- the journal ---------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
-            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5.0, check_same_thread=False)
+            self._db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, timeout=5.0,
+                                       check_same_thread=False)
         return self._db
 
     def _close_db(self) -> None:
@@ -180,7 +181,7 @@ class TableFeed:
         return int(row[0])
 
     def _match_id(self) -> str:
-        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=5.0)
+        conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, timeout=5.0)
         try:
             row = conn.execute("SELECT seq, wall_time, payload FROM entries WHERE kind='match' ORDER BY seq LIMIT 1"
                                ).fetchone()

@@ -219,3 +219,31 @@ def test_bad_hall_options_are_one_line_and_exit_2(args, says):
     proc = subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith(("shotjudge", "usage")) and "Traceback" not in proc.stderr
+
+
+def test_a_new_hub_with_an_empty_store_gets_the_whole_match_from_a_table_that_had_sent_it(tmp_path, table, broker):
+    """The table's resend point says the old hub had everything; the new hub's have (0) sends it back to the start."""
+    match, path = table
+    feed = TableFeed("t1", path, "127.0.0.1", broker.port, resend_s=0.5).start()
+    match.listeners.append(feed)
+    raws = make_records(3)
+    old_store = open_store(str(tmp_path / "old.sqlite"))
+    old = Hub(old_store, "127.0.0.1", broker.port, client_id="hub-old").start()
+    match.judge(parse_record(raws[0]))
+    match.judge(parse_record(raws[1]))
+    wait_until("the old hub to confirm", feed.caught_up)
+    old.stop()
+    old_store.close()
+    new_store = open_store(str(tmp_path / "new.sqlite"))
+    new = Hub(new_store, "127.0.0.1", broker.port, client_id="hub-new").start()
+    try:
+        time.sleep(0.5)  # subscribed
+        match.judge(parse_record(raws[2]))
+        wait_until("the new hub to hold the whole match", lambda: new.standings.get(("t1", feed.match), {}).get("have")
+                   == feed._last_seq())
+        # the entry that came first, after the hole, came again with the rest: counted once, and as one duplicate
+        assert new.standings[("t1", feed.match)]["shots"] == 3 and new.duplicates == 1
+    finally:
+        new.stop()
+        feed.stop()
+        new_store.close()
