@@ -1,6 +1,6 @@
 """Real servers for the hall's tests and bench: a Mosquitto broker (with persistence, killable and restartable on
 its port) and a PostgreSQL server in a temporary folder. PostgreSQL refuses to run as root: as root it is run as
-the unprivileged user ``nobody`` (``runuser``). A missing program is ``ServerMissing`` (the tests skip, saying
+the unprivileged user ``nobody`` (``subprocess``' ``user=``, so signals reach it directly). A missing program is ``ServerMissing`` (the tests skip, saying
 why); a server that does not start is an error, with its log."""
 from __future__ import annotations
 
@@ -94,26 +94,24 @@ class Postgres:
         self.port = free_port()
         self.log = self.folder / "postgres.log"
         self.data = self.folder / "data"
-        self.as_user: list[str] = []
+        self.as_user: dict = {}
         if os.geteuid() == 0:
-            runuser = shutil.which("runuser")
-            if runuser is None:
-                raise RuntimeError("running as root needs runuser (util-linux) to start PostgreSQL as nobody")
-            os.chown(self.folder, *_nobody())
-            self.as_user = [runuser, "-u", "nobody", "--"]
+            uid, gid = _nobody()
+            os.chown(self.folder, uid, gid)
+            self.as_user = {"user": uid, "group": gid, "extra_groups": [],
+                            "env": {**os.environ, "HOME": str(self.folder), "USER": "nobody"}}
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> "Postgres":
-        init = subprocess.run(self.as_user + [str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres",
-                                              "--auth=trust", "-E", "UTF8", "--no-instructions"],
-                              capture_output=True, text=True, timeout=120, cwd=self.folder)
+        init = subprocess.run([str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E",
+                               "UTF8", "--no-instructions"], capture_output=True, text=True, timeout=120, cwd=self.folder,
+                              **self.as_user)
         if init.returncode != 0:
             raise RuntimeError(f"initdb failed: {init.stdout[-1500:]} {init.stderr[-1500:]}")
         with open(self.log, "wb") as log:
-            self.proc = subprocess.Popen(self.as_user + [str(PG_BIN / "postgres"), "-D", str(self.data),
-                                                         "-p", str(self.port), "-k", str(self.folder),
-                                                         "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on"],
-                                         stdout=log, stderr=subprocess.STDOUT, cwd=self.folder)
+            self.proc = subprocess.Popen([str(PG_BIN / "postgres"), "-D", str(self.data), "-p", str(self.port), "-k",
+                                          str(self.folder), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on"],
+                                         stdout=log, stderr=subprocess.STDOUT, cwd=self.folder, **self.as_user)
         wait_port(self.port, self.proc, self.log, timeout_s=60)
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         import psycopg
