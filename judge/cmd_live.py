@@ -18,7 +18,7 @@ from pathlib import Path
 from .cmd_replay import add_detector_args, vision_options
 from .errors import UserError
 from .i18n import _, add_lang_arg
-from .options import add_games_arg, count, frame_rate, match_games, port
+from .options import add_games_arg, count, frame_rate, match_games, mqtt_address, port, table_name
 from .setup import check_calibration, make_vision, read_background
 from .start_state import add_start_args
 
@@ -63,6 +63,15 @@ def register(subparsers) -> None:
     p.add_argument("--no-overlay", action="store_true", help=_("no spectators' page"))
     p.add_argument("--token", default=None, help=_("referee token (default: $SHOTJUDGE_REFEREE_TOKEN or a new one, "
                                                    "printed once)"))
+    hall = p.add_argument_group(_("the hall (docs/hub.md): publish this table's calls to a `shotjudge hub`"))
+    hall.add_argument("--table", type=table_name, metavar="NAME", help=_("this table's name in the hall (with --mqtt)"))
+    hall.add_argument("--mqtt", type=mqtt_address, metavar="HOST[:PORT]",
+                      help=_("publish the journal to this MQTT broker (port 1883 by default); judging never waits for it, "
+                             "and what it missed is published when it is back"))
+    hall.add_argument("--players", type=_players, metavar="A_NAME,B_NAME", help=_("the players' names in the hall's standings"))
+    hall.add_argument("--mqtt-drain", type=_seconds, default=30.0, metavar="S",
+                      help=_("at the end, wait up to S seconds for the hub to confirm every call (default 30); what it "
+                             "has not is published on the next start with this journal"))
     p.add_argument("--confirm-timeout", type=_seconds, default=None, metavar="S",
                    help=_("--start-from-board: give up (exit 2, no journal kept) when the referee has not confirmed "
                           "the start state within S seconds (default: wait as long as it takes)"))
@@ -85,6 +94,14 @@ def _seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(_("must be a number of seconds above 0, got {text}").format(text=repr(text)))
     return value
+
+
+def _players(text: str) -> dict[str, str]:
+    names = [n.strip() for n in text.split(",")]
+    if len(names) != 2 or not all(names) or any(len(n) > 40 for n in names):
+        raise argparse.ArgumentTypeError(_("must be the two players' names, A's then B's, like Anna,Boris, got {text}").format(
+            text=repr(text)))
+    return {"A": names[0], "B": names[1]}
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -122,15 +139,13 @@ def run(args) -> int:
     from .match import Match
 
     games = match_games(args.game, args.games)
-    if args.confirm_timeout is not None and not args.start_from_board:
-        raise UserError(_("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's "
-                          "proposal: give --start-from-board, or drop --confirm-timeout"))
+    _check_pairs(args)
     console = Console(highlight=False, stderr=False)
     opening = _opening(args, console)
     source = open_source(args.source, max_reconnects=args.max_reconnects,
                          on_event=lambda kind, message: console.print(f"[yellow]{message}[/]"), **opening)
     journal_path = Path(args.journal or f"match-{args.game}.sqlite")
-    hub = server = recorder = None
+    hub = server = recorder = feed = None
     with source:
         for warning in getattr(source, "warnings", []):
             console.print("[yellow]" + escape(_("warning: {warning}").format(warning=warning)) + "[/]")
@@ -141,6 +156,7 @@ def run(args) -> int:
                       "calibration": str(Path(args.calibration).resolve()), "source": source.name,
                       "lang": args.lang, "options": engine.options(),
                       "games": games}  # None: open; a resumed journal of another length is refused
+        match_info.update({"players": args.players} if args.players else {})
         if args.state is not None:  # the first game starts here (a resumed journal keeps the start it has)
             from .replay import load_state
 
@@ -158,6 +174,8 @@ def run(args) -> int:
             vision = make_pipeline(cal, source.fps, args.game, background=background, **vision_options(args))
             if not args.no_overlay:
                 hub, server = _start_overlay(args, cal, match, console, gate)
+            if args.mqtt is not None:
+                feed = _start_feed(args, journal_path, match, server, console)
             if not args.no_clips:
                 from .recorder import ShotRecorder
                 recorder = ShotRecorder(args.clips, source.fps)
@@ -171,6 +189,8 @@ def run(args) -> int:
                 result = run_live(source, vision, match, queue_size=args.queue, recorder=recorder, hub=hub,
                                   resume_after=resume_after, placement=_placement(cal, vision, hub, match, console))
             finally:
+                if feed is not None:
+                    _stop_feed(feed, args.mqtt_drain, console)
                 if recorder is not None:
                     recorder.close()
                 if server is not None:
@@ -190,6 +210,15 @@ def run(args) -> int:
         finally:
             journal.close()
     return _summary(console, result, match, journal_path, recorder)
+
+
+def _check_pairs(args) -> None:
+    """Options that mean something only together."""
+    if (args.table is None) != (args.mqtt is None):
+        raise UserError(_("--table NAME and --mqtt HOST[:PORT] go together: the hall knows a table by its name"))
+    if args.confirm_timeout is not None and not args.start_from_board:
+        raise UserError(_("--confirm-timeout is how long live waits for the referee to confirm --start-from-board's "
+                          "proposal: give --start-from-board, or drop --confirm-timeout"))
 
 
 def _opening(args, console) -> dict:
@@ -353,3 +382,24 @@ def _start_overlay(args, cal, match, console, gate=None):
     if not (args.token or os.environ.get("SHOTJUDGE_REFEREE_TOKEN")):
         print(_("referee token (shown once): {token}").format(token=token), file=sys.stderr)
     return hub, server
+
+
+def _start_feed(args, journal_path, match, server, console):
+    """The table's feed to the hall's hub (``judge.table_feed``): every call wakes it."""
+    from .table_feed import TableFeed
+
+    host, port_no = args.mqtt
+    info = {"overlay": server.url} if server is not None else {}
+    feed = TableFeed(args.table, journal_path, host, port_no, info=info).start()
+    match.listeners.append(feed)
+    console.print(escape(_("table {table}: publishing to the hall's broker {host}:{port}").format(
+        table=args.table, host=host, port=port_no)), soft_wrap=True)
+    return feed
+
+
+def _stop_feed(feed, drain_s: float, console) -> None:
+    feed.stop(drain_s=drain_s)
+    if not feed.caught_up():
+        console.print("[yellow]" + escape(_("table {table}: the hub has confirmed entries up to {seq} only; the rest "
+                                            "is published when this journal is opened again with --mqtt").format(
+            table=feed.table, seq=feed.confirmed)) + "[/]", soft_wrap=True)

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 from judge.i18n import _
 
-__all__ = ["Journal", "JournalError", "Pending", "Resume", "Review", "ShotEntry", "record_hash"]
+__all__ = ["Journal", "JournalError", "fold_entries", "Pending", "Resume", "Review", "ShotEntry", "record_hash"]
 
 APPLICATION_ID = 0x53484A44  # "SHJD": marks the file as ours for `file`, sqlite and us
 SCHEMA_VERSION = 2
@@ -260,59 +260,63 @@ class Journal:
     def resume(self) -> Resume:
         """Fold the entries: the current game, its effective records, the next shot number, the source
         positions consumed, the records seen and not judged, the review items."""
-        match = self.match() or {}
-        game_no = 1
-        games: dict[int, list[ShotEntry]] = {1: []}
-        overrides: dict[tuple[int, int], list[dict]] = {}
-        starts: dict[int, Mapping[str, Any]] = {}
-        consumed: dict[str, int] = {}
-        seen: dict[int, Pending] = {}
-        reviews: dict[int, Review] = {}
-        count = 0
-        for e in self.entries():
-            count += 1
-            kind, payload = e["kind"], e["payload"]
-            if kind in ("seen", "shot", "refused"):
-                _consume(consumed, payload.get("position"))
-                if kind != "seen":
-                    seen.pop(payload.get("seen"), None)
-            if kind == "seen":
-                seen[e["seq"]] = Pending(e["seq"], e["game_no"], payload["record"], payload.get("position"))
-            elif kind == "shot":
-                games.setdefault(e["game_no"], []).append(ShotEntry(
-                    e["seq"], e["game_no"], e["shot_no"], payload["record"], payload["ruling"], payload.get("state"),
-                    record_hash(payload["record"])))
-            elif kind == "refused":
-                reviews[e["seq"]] = Review(e["seq"], e["game_no"], payload["record"], payload["error"],
-                                           payload.get("position"))
-            elif kind == "settle" and payload.get("review") in reviews:
-                item = reviews[payload["review"]]
-                reviews[item.seq] = Review(item.seq, item.game_no, item.record, item.error, item.position,
-                                           payload.get("how", "confirm"))
-            elif kind == "undo":
-                shots = games.setdefault(e["game_no"], [])
-                if shots:
-                    shots.pop()
-            elif kind == "override":
-                overrides.setdefault((e["game_no"], e["shot_no"]), []).extend(payload.get("referee", []))
-            elif kind == "next_game":
-                game_no = max(game_no, e["game_no"] + 1)
-                games.setdefault(game_no, [])
-                if payload.get("start"):
-                    starts[game_no] = payload["start"]
-            elif kind == "set_state":  # the referee corrected the state: the game goes on from it
-                games[e["game_no"]] = []
-                starts[e["game_no"]] = payload["state"]
-        effective = {g: tuple(_with_referee(s.record, overrides.get((g, s.shot_no), [])) for s in shots)
-                     for g, shots in games.items()}
-        current = games.get(game_no, [])
-        top = self._conn.execute("SELECT COALESCE(MAX(shot_no), 0) FROM entries WHERE kind='shot' AND game_no=?",
-                                 (game_no,)).fetchone()[0]
-        return Resume(match=match, game_no=game_no, records=effective.get(game_no, ()), shots=tuple(current),
-                      next_shot_no=top + 1, last_state=current[-1].state if current else None, entries=count,
-                      games=effective, starts=starts, consumed=consumed,
-                      pending=tuple(seen.values()),
-                      reviews=tuple(reviews.values()))
+        return fold_entries(self.match() or {}, self.entries())
+
+
+def fold_entries(match: Mapping[str, Any], entries: list[dict[str, Any]]) -> Resume:
+    """``Journal.resume`` over entries as ``Journal.entries`` gives them (in seq order): also what the hub
+    folds the entries a table published through, so its score is the table's own."""
+    game_no = 1
+    games: dict[int, list[ShotEntry]] = {1: []}
+    overrides: dict[tuple[int, int], list[dict]] = {}
+    starts: dict[int, Mapping[str, Any]] = {}
+    consumed: dict[str, int] = {}
+    seen: dict[int, Pending] = {}
+    reviews: dict[int, Review] = {}
+    count = 0
+    for e in entries:
+        count += 1
+        kind, payload = e["kind"], e["payload"]
+        if kind in ("seen", "shot", "refused"):
+            _consume(consumed, payload.get("position"))
+            if kind != "seen":
+                seen.pop(payload.get("seen"), None)
+        if kind == "seen":
+            seen[e["seq"]] = Pending(e["seq"], e["game_no"], payload["record"], payload.get("position"))
+        elif kind == "shot":
+            games.setdefault(e["game_no"], []).append(ShotEntry(
+                e["seq"], e["game_no"], e["shot_no"], payload["record"], payload["ruling"], payload.get("state"),
+                record_hash(payload["record"])))
+        elif kind == "refused":
+            reviews[e["seq"]] = Review(e["seq"], e["game_no"], payload["record"], payload["error"],
+                                       payload.get("position"))
+        elif kind == "settle" and payload.get("review") in reviews:
+            item = reviews[payload["review"]]
+            reviews[item.seq] = Review(item.seq, item.game_no, item.record, item.error, item.position,
+                                       payload.get("how", "confirm"))
+        elif kind == "undo":
+            shots = games.setdefault(e["game_no"], [])
+            if shots:
+                shots.pop()
+        elif kind == "override":
+            overrides.setdefault((e["game_no"], e["shot_no"]), []).extend(payload.get("referee", []))
+        elif kind == "next_game":
+            game_no = max(game_no, e["game_no"] + 1)
+            games.setdefault(game_no, [])
+            if payload.get("start"):
+                starts[game_no] = payload["start"]
+        elif kind == "set_state":  # the referee corrected the state: the game goes on from it
+            games[e["game_no"]] = []
+            starts[e["game_no"]] = payload["state"]
+    effective = {g: tuple(_with_referee(s.record, overrides.get((g, s.shot_no), [])) for s in shots)
+                 for g, shots in games.items()}
+    current = games.get(game_no, [])
+    top = max((e["shot_no"] for e in entries if e["kind"] == "shot" and e["game_no"] == game_no), default=0)
+    return Resume(match=match, game_no=game_no, records=effective.get(game_no, ()), shots=tuple(current),
+                  next_shot_no=top + 1, last_state=current[-1].state if current else None, entries=count,
+                  games=effective, starts=starts, consumed=consumed,
+                  pending=tuple(seen.values()),
+                  reviews=tuple(reviews.values()))
 
 
 def _consume(consumed: dict[str, int], position: Mapping[str, Any] | None) -> None:

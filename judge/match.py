@@ -408,12 +408,18 @@ class Match:
                     "match": self.score()}
 
     def _tell(self, event: dict) -> None:
-        for listener in list(self.listeners):
-            try:
-                listener(event)
-            except Exception as exc:  # noqa: BLE001 - a broken display must not stop the judging
-                import sys
-                print(_("shotjudge: listener failed: {error}").format(error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
+        tell(self.listeners, event)
+
+
+def tell(listeners: list[Listener], event: dict, who: str = "shotjudge") -> None:
+    """Each listener hears ``event``; one that fails is reported and the rest still hear it (a broken display
+    must not stop the judging, nor the hub's storing)."""
+    for listener in list(listeners):
+        try:
+            listener(event)
+        except Exception as exc:  # noqa: BLE001 - see above
+            import sys
+            print(_("{who}: listener failed: {error}").format(who=who, error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
 
 
 def _on_surface(state: dict) -> dict:

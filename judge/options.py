@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from pathlib import Path
 from typing import Any, Callable
 
 from .errors import UserError
 from .i18n import N_, _
 
-__all__ = ["frame_rate", "count", "port", "add_games_arg", "match_games", "output_path", "MAX_FPS"]
+__all__ = ["frame_rate", "count", "port", "mqtt_address", "table_name", "add_games_arg", "match_games",
+           "output_path", "MAX_FPS"]
 
 MAX_FPS = 1000.0  # no camera or recording we judge runs faster
 
@@ -48,6 +50,31 @@ def count(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
 def port(text: str) -> int:
     """A TCP port, 1 to 65535."""
     return count(1, 65535)(text)
+
+
+MQTT_PORT = 1883
+TABLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+
+
+def mqtt_address(text: str) -> tuple[str, int]:
+    """``HOST[:PORT]`` of an MQTT broker (port 1883 unless given)."""
+    host, colon, number = text.rpartition(":") if ":" in text else (text, "", "")
+    if not colon:
+        host, number = text, str(MQTT_PORT)
+    if not host or any(c.isspace() or c in "/#+" for c in host):
+        raise argparse.ArgumentTypeError(_("must be a broker's HOST or HOST:PORT like localhost:1883, got {text}").format(text=repr(text)))
+    try:
+        return host, port(number)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(_("the port must be a whole number from 1 to 65535, got {text}").format(text=repr(text))) from None
+
+
+def table_name(text: str) -> str:
+    """A table's name in the hall: it is an MQTT topic level, so letters, digits, '-' and '_' (32 at most)."""
+    if not TABLE_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(_("must be letters, digits, '-' or '_' (1 to 32, starting with a letter or "
+                                           "digit), got {text}").format(text=repr(text)))
+    return text
 
 
 def add_games_arg(p: Any, default: str = N_("no set number, a shot after a game ends opens the next one")) -> None:
