@@ -17,7 +17,8 @@ from typing import Any, Mapping
 from .errors import UserError
 from .i18n import N_, _
 
-__all__ = ["Instant", "ShotPage", "Decision", "MatchReport", "from_replay_report", "from_journal", "clip_evidence"]
+__all__ = ["Instant", "ShotPage", "Decision", "MatchReport", "from_replay_report", "from_journal", "from_entries",
+           "clip_evidence"]
 
 #: a time whose 1-sigma is over this was not timed by the camera (two pieces touching at rest): shown as such
 UNTIMED_S = 0.5
@@ -176,6 +177,15 @@ def from_journal(path: str | Path, clips: str | Path | None = None, calibration:
     pages = [cut.page(p) for p in pages]
     return MatchReport(game, str(match.get("source", "")), "journal", board, tuple(pages), tuple(loose),
                        _journal_score(match, resume, game, profile), (), None)
+
+
+def from_entries(game: str, entries: list[dict[str, Any]], source: str, score: Mapping[str, Any] | None = None) -> MatchReport:
+    """A match from journal entries held elsewhere (the hall's hub stores each table's, in the journal's form):
+    the calls, refused shots and decisions, with the instants from the records (no clips there: no crops)."""
+    profile, board, _cal = _profile_and_board(game, None)
+    pages, loose = _pages(entries)
+    cut = _Cutter(None, None, profile)
+    return MatchReport(game, source, "journal", board, tuple(cut.page(p) for p in pages), tuple(loose), score, (), None)
 
 
 def _pages(entries: list[dict[str, Any]]) -> tuple[list[ShotPage], list[Decision]]:

@@ -11,7 +11,7 @@ from typing import Any
 from .overlay import STATIC, HostCheck, OverlayHub
 from .i18n import _
 
-__all__ = ["create_hall_app", "dispute_report"]
+__all__ = ["create_hall_app", "dispute_report", "dispute_page"]
 
 
 def dispute_report(hub, table: str) -> dict[str, Any] | None:
@@ -30,6 +30,22 @@ def dispute_report(hub, table: str) -> dict[str, Any] | None:
             "standing": hub.standings.get((table, info["match"])), "shots": shots, "actions": actions}
 
 
+def dispute_page(hub, table: str) -> str | None:
+    """The table's dispute report as the printable page ``shotjudge report`` makes (``judge.dispute_page``), from the
+    entries the hub stored; None for a table the hub has not heard of."""
+    from .dispute_page import render_page
+    from .dispute_report import from_entries
+    from .i18n import language, translator
+
+    info = hub.tables.get(table)
+    if info is None:
+        return None
+    entries = hub.store.entries(table, info["match"], hub.haves.get((table, info["match"]), 0))
+    game = next((e["payload"].get("game") for e in entries if e["kind"] == "match"), None) or info.get("game") or "novuss"
+    report = from_entries(game, entries, _("table {table} in the hall").format(table=table))
+    return render_page(report, language(), translate=translator(language()))
+
+
 def create_hall_app(hub, hosts=()):
     """The FastAPI app over ``hub`` (a ``judge.hub.Hub``); it joins the hub's listeners to push to browsers."""
     from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
@@ -39,6 +55,7 @@ def create_hall_app(hub, hosts=()):
     push = OverlayHub()  # its WebSocket fan-out: each browser has a queue on the server's loop
     hub.listeners.append(push.broadcast)
     app = FastAPI(title="shotjudge hall", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.hub = push  # ``OverlayServer.stop`` ends the browsers' sockets first
     app.add_middleware(HostCheck, names=hosts)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     no_store = {"Cache-Control": "no-store"}
@@ -57,6 +74,15 @@ def create_hall_app(hub, hosts=()):
     def hall():
         return hub.hall()
 
+    @app.get("/tables/{table}/report", include_in_schema=False)
+    def report_page(table: str):
+        from fastapi.responses import HTMLResponse
+
+        page = dispute_page(hub, table)
+        if page is None:
+            raise HTTPException(404, _("no table {table} has published to this hub").format(table=repr(table)))
+        return HTMLResponse(page, headers=no_store)
+
     @app.get("/api/tables/{table}/report")
     def report(table: str):
         doc = dispute_report(hub, table)
@@ -71,7 +97,11 @@ def create_hall_app(hub, hosts=()):
         try:
             await socket.send_text(json.dumps({"type": "hello", **hub.hall()}, ensure_ascii=False))
             while True:
-                await socket.send_text(await queue.get())
+                text = await queue.get()
+                if text is None:  # the hub is stopping
+                    await socket.close()
+                    break
+                await socket.send_text(text)
         except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
             pass
         finally:

@@ -67,7 +67,11 @@ def test_the_hall_page_sees_a_call_from_each_table_arrive(hall, page):  # noqa: 
     page.click("#tables tr[data-table='t1'] a")  # the table's page: its calls and its dispute report
     page.wait_for_selector("#calls-table tr[data-shot='1.2']", timeout=10000)
     assert page.locator("#calls-table tbody tr").count() == 2
-    href = page.get_attribute("#report", "href")
+    page_href = page.get_attribute("#report", "href")
+    assert page_href == "/tables/t1/report"
+    sheet = page.request.get(server.url.rstrip("/") + page_href)
+    assert sheet.ok and sheet.text().count('<section class="shot"') == len(records["t1"])
+    href = page.get_attribute("#report-json", "href")
     assert href == "/api/tables/t1/report"
     report = page.request.get(server.url.rstrip("/") + href).json()
     assert [s["record"] for s in report["shots"]] == records["t1"]

@@ -62,7 +62,8 @@ function addCall(shot) {
 async function loadTable() {
   const doc = await (await fetch(`/api/tables/${encodeURIComponent(tableName)}/report`)).json();
   document.getElementById("title").textContent = `table ${tableName}`;
-  document.getElementById("report").href = `/api/tables/${encodeURIComponent(tableName)}/report`;
+  document.getElementById("report").href = `/tables/${encodeURIComponent(tableName)}/report`;
+  document.getElementById("report-json").href = `/api/tables/${encodeURIComponent(tableName)}/report`;
   if (doc.info.overlay) { const a = document.getElementById("spectators"); a.href = doc.info.overlay; a.hidden = false; }
   const s = doc.standing;
   document.getElementById("standing").textContent = s && s.score ?
