@@ -293,7 +293,7 @@ class ClassicalDetector:
         t0 = clock()
         self._strange = []
         coarse = self._shrink(image)
-        lit, empty = self._normalise_light(image, coarse)  # lit.image: the frame in the empty board's light
+        lit, empty = self._normalise_light(image, coarse)  # the frame in the empty board's light, where read
         if self._expected is not None:  # the pieces stand where the game state says: measure their colours
             layout, self._expected = self._expected, None
             try:
@@ -325,7 +325,7 @@ class ClassicalDetector:
             x, y, w, h, area = rows[i]
             key = (x, y, w, h)
             if area > self.max_discs * disc:  # a hand or the cue, maybe with pieces touching it: look for them
-                centres = on_blob(labels, i, self._split(lit.image, key, self._mm2_per_cpx, widest=1.35))
+                centres = on_blob(labels, i, self._split(lit, key, self._mm2_per_cpx, widest=1.35))
                 if len(centres) == 0:
                     occ = self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s)
                     if not self._in_pit(occ):
@@ -347,7 +347,7 @@ class ClassicalDetector:
             local = self._cpx_mm2[min(int(cy), self._cpx_mm2.shape[0] - 1), min(int(cx), self._cpx_mm2.shape[1] - 1)]
             k = max(1, int(round(area * local / self._disc_mm2)))
             if area > 1.5 * disc or k > 1:
-                centres = on_blob(labels, i, self._split(lit.image, (x, y, w, h), local))
+                centres = on_blob(labels, i, self._split(lit, (x, y, w, h), local))
                 k = max(k, len(centres))
             else:
                 centres = cents[i:i + 1]
@@ -356,12 +356,12 @@ class ClassicalDetector:
                 seeds_px.append((x0 + (c[0] + 0.5) * q - 0.5, y0 + (c[1] + 0.5) * q - 0.5))
                 owners.append(i)
         t2 = clock()
-        pieces = self._pieces(lit.image, seeds_px, owners, frame, t_s) if seeds_px else []
+        pieces = self._pieces(lit, seeds_px, owners, frame, t_s)
         for _ in range(2):  # what a blob still does not explain may be pieces the first seeds missed
             more_px, more_owners = self._reseed(labels, blobs, pieces)
             if not more_px:
                 break
-            extra = self._pieces(lit.image, more_px, more_owners, frame, t_s)
+            extra = self._pieces(lit, more_px, more_owners, frame, t_s)
             pieces += [(d, b) for d, b in extra if all(math.dist(d.centre_mm, k.centre_mm) > 1.6 * d.radius_mm
                                                        for k, _ in pieces)]
         pieces = self._owned(pieces, blobs)
@@ -636,7 +636,7 @@ class ClassicalDetector:
             mid = (self.roi[0] + (x + u + 0.5) * self.scale - 0.5, self.roi[1] + (y + v + 0.5) * self.scale - 0.5)
             if self._sunk(self.plane.to_board_mm([mid])[0], self.surface.radius(self.default_kind)):
                 continue  # what lies in the pit is not reported: not measured either
-            got = self.streaks.find(lit.image, self.background, rest, (x, y, w, h), self.scale, self.roi[:2],
+            got = self.streaks.find(lit, self.background, rest, (x, y, w, h), self.scale, self.roi[:2],
                                     self.prototypes)
             if got is None or self._sunk(got.centre_mm, self.surface.radius(got.kind)):
                 continue
@@ -736,7 +736,7 @@ class ClassicalDetector:
                 if a - r <= v <= b + r:
                     cv2.circle(quiet, (int(round(u - x0)), int(round(v - a))), int(math.ceil(r)), 0, -1)
         acc = self._bg_acc[a:b, x0:x1]
-        cv2.accumulateWeighted(lit.part(a, b, x0, x1), acc, self.refresh_rate, mask=quiet)
+        cv2.accumulateWeighted(lit[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
         rounded = acc + 0.5  # np.clip(acc + 0.5, 0, 255).astype(np.uint8), without its temporary arrays
         np.clip(rounded, 0, 255, out=rounded)
         np.copyto(self.background[a:b, x0:x1], rounded, casting="unsafe")

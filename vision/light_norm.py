@@ -134,7 +134,9 @@ def _mid_mean(ratios: np.ndarray) -> float:
 
 class LitFrame:
     """A frame (uint8 BGR) divided by a per-channel ``gain`` (None: as it is), computed on first use.
-    ``image``: the whole frame so; ``part(y0, y1, x0, x1)``: a window of it, without the whole frame."""
+    ``image``: the whole frame so; ``lit[y0:y1, x0:x1]`` (and ``shape``, as an array's): a window of it,
+    without the whole frame, so the stages that read a box (``vision.blobs.peak_seeds``, ``vision.streak``,
+    ``vision.rim``) take it as they take an array."""
 
     _VALUES = np.repeat(np.arange(256, dtype=np.uint8)[None, :, None], 3, axis=2)  # 1 x 256 x 3
 
@@ -155,7 +157,11 @@ class LitFrame:
             self._image = cv2.LUT(self.raw, self._table)
         return self._image
 
-    def part(self, y0: int, y1: int, x0: int, x1: int) -> np.ndarray:
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.raw.shape
+
+    def __getitem__(self, window) -> np.ndarray:
         if self._image is not None:
-            return self._image[y0:y1, x0:x1]
-        return cv2.LUT(self.raw[y0:y1, x0:x1], self._table)
+            return self._image[window]
+        return cv2.LUT(self.raw[window], self._table)
