@@ -323,6 +323,8 @@ class ClassicalDetector:
         rows = stats.tolist()
         for i in (np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= 0.3 * disc) + 1).tolist():  # specks skipped at once
             x, y, w, h, area = rows[i]
+            if w == 1 or h == 1:  # a line one coarse pixel wide (a codec's ringing along a pocket's edge) holds
+                continue  # no piece: the smallest is three or more across
             key = (x, y, w, h)
             if area > self.max_discs * disc:  # a hand or the cue, maybe with pieces touching it: look for them
                 centres = on_blob(labels, i, self._split(lit, key, self._mm2_per_cpx, widest=1.35))
