@@ -1,6 +1,7 @@
 """``shotjudge`` command line. Each subcommand lives in ``judge/cmd_<name>.py`` and provides
 ``register(subparsers)``; heavy imports happen inside the command, so ``shotjudge referee``
-starts without loading OpenCV or torch."""
+starts without loading OpenCV or torch. A command named on the command line is the only module
+imported (``--help`` and anything else not a command import them all, for the list of commands)."""
 from __future__ import annotations
 
 import argparse
@@ -20,13 +21,21 @@ def _commands() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(judge.__path__) if m.name.startswith("cmd_"))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of the command ``only`` alone (its module is the one imported)."""
     parser = argparse.ArgumentParser(prog="shotjudge", description=_("Automatic referee for Novuss and Cvrnkaná."))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in _commands():
+    for name in _commands() if only is None else [f"cmd_{only}"]:
         importlib.import_module(f"judge.{name}").register(sub)
     return parser
+
+
+def _chosen(argv: list[str]) -> str | None:
+    """The command ``argv`` names first, if it is one of ours (then its module alone is needed)."""
+    if not argv or f"cmd_{argv[0]}" not in _commands():
+        return None
+    return argv[0]
 
 
 #: a file or folder the system will not let us read or write: the user's to fix (space, permissions, path)
@@ -35,8 +44,9 @@ _DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    set_language(language_from_argv(sys.argv[1:] if argv is None else argv))  # before the help texts are made
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    set_language(language_from_argv(argv))  # before the help texts are made
+    parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

@@ -63,7 +63,7 @@ from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
 from .hold import RestHold
-from .light_norm import LightNorm
+from .light_norm import LightNorm, LitFrame
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
 from .rim import RimFitter, RimSeed
@@ -293,12 +293,11 @@ class ClassicalDetector:
         t0 = clock()
         self._strange = []
         coarse = self._shrink(image)
-        raw = image
-        image, empty = self._normalise_light(image, coarse)
+        lit, empty = self._normalise_light(image, coarse)  # the frame in the empty board's light, where read
         if self._expected is not None:  # the pieces stand where the game state says: measure their colours
             layout, self._expected = self._expected, None
             try:
-                self.learn_colours(image, layout)
+                self.learn_colours(lit.image, layout)
             except VisionError:
                 if not self.prototypes:
                     raise
@@ -324,9 +323,11 @@ class ClassicalDetector:
         rows = stats.tolist()
         for i in (np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= 0.3 * disc) + 1).tolist():  # specks skipped at once
             x, y, w, h, area = rows[i]
+            if w == 1 or h == 1:  # a line one coarse pixel wide (a codec's ringing along a pocket's edge) holds
+                continue  # no piece: the smallest is three or more across
             key = (x, y, w, h)
             if area > self.max_discs * disc:  # a hand or the cue, maybe with pieces touching it: look for them
-                centres = on_blob(labels, i, self._split(image, key, self._mm2_per_cpx, widest=1.35))
+                centres = on_blob(labels, i, self._split(lit, key, self._mm2_per_cpx, widest=1.35))
                 if len(centres) == 0:
                     occ = self._occluder(labels[y:y + h, x:x + w] == i, x, y, frame, t_s)
                     if not self._in_pit(occ):
@@ -348,7 +349,7 @@ class ClassicalDetector:
             local = self._cpx_mm2[min(int(cy), self._cpx_mm2.shape[0] - 1), min(int(cx), self._cpx_mm2.shape[1] - 1)]
             k = max(1, int(round(area * local / self._disc_mm2)))
             if area > 1.5 * disc or k > 1:
-                centres = on_blob(labels, i, self._split(image, (x, y, w, h), local))
+                centres = on_blob(labels, i, self._split(lit, (x, y, w, h), local))
                 k = max(k, len(centres))
             else:
                 centres = cents[i:i + 1]
@@ -357,17 +358,17 @@ class ClassicalDetector:
                 seeds_px.append((x0 + (c[0] + 0.5) * q - 0.5, y0 + (c[1] + 0.5) * q - 0.5))
                 owners.append(i)
         t2 = clock()
-        pieces = self._pieces(image, seeds_px, owners, frame, t_s)
+        pieces = self._pieces(lit, seeds_px, owners, frame, t_s)
         for _ in range(2):  # what a blob still does not explain may be pieces the first seeds missed
             more_px, more_owners = self._reseed(labels, blobs, pieces)
             if not more_px:
                 break
-            extra = self._pieces(image, more_px, more_owners, frame, t_s)
+            extra = self._pieces(lit, more_px, more_owners, frame, t_s)
             pieces += [(d, b) for d, b in extra if all(math.dist(d.centre_mm, k.centre_mm) > 1.6 * d.radius_mm
                                                        for k, _ in pieces)]
         pieces = self._owned(pieces, blobs)
         t3 = clock()
-        streaks = self._streaks(image, labels, blobs, pieces, frame, t_s)
+        streaks = self._streaks(lit, labels, blobs, pieces, frame, t_s)
         pieces += [(d, i) for d, i, _ in streaks]
         t3s = clock()
         left = self._leftovers(labels, blobs, pieces, frame, t_s, {i: o for _, i, o in streaks})
@@ -390,23 +391,22 @@ class ClassicalDetector:
             if colour is not None:
                 self.colours.put_down((self.spec.striker, None), colour)
         t4 = clock()
-        self._refresh(image, mask, raw, self.hold.places())
+        self._refresh(lit, mask, self.hold.places())
         t5 = clock()
         self.timings = {"shrink+difference": t1 - t0, "blobs": t2 - t1, "rim fit": t3 - t2, "streaks": t3s - t3,
                         "occluders+assembly": t4 - t3s, "background upkeep": t5 - t4}
         return Detections(frame, t_s, tuple(items))
 
-    def _normalise_light(self, image: np.ndarray, coarse: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the frame divided by its per-channel gain against the empty board, the coarse empty board in
+    def _normalise_light(self, image: np.ndarray, coarse: np.ndarray) -> tuple[LitFrame, np.ndarray]:
+        """(the frame divided by its per-channel gain against the empty board, made where it is read, the coarse empty board in
         this frame's light) (:class:`vision.light_norm.LightNorm`): a drifting exposure or white balance is
         taken out before anything is compared with the empty board. The coarse difference compares the
         frame as it is with the empty board times the gain, saturating as the camera does (a brightened
         board clips at 255, which no division undoes); the fits see the frame in the empty board's light."""
         gain = self.light.gain(coarse, self._bg_coarse, self._quiet, self._mask)
         if gain is None:
-            return image, self._bg_coarse
-        inv = tuple(float(1.0 / g) for g in gain) + (0.0,)
-        return cv2.multiply(image, inv), cv2.multiply(self._bg_coarse, tuple(float(g) for g in gain) + (0.0,))
+            return LitFrame(image, None), self._bg_coarse
+        return LitFrame(image, gain), cv2.multiply(self._bg_coarse, tuple(float(g) for g in gain) + (0.0,))
 
     def _split(self, image: np.ndarray, box, mm2_per_cpx: float, widest: float = math.inf) -> np.ndarray:
         """Seeds (coarse px) for the pieces of a blob that holds several (:func:`vision.blobs.peak_seeds`);
@@ -613,7 +613,7 @@ class ClassicalDetector:
             blob = blob & (keep == 0)
         return blob
 
-    def _streaks(self, image, labels, blobs, pieces, frame, t_s) -> list[tuple[Detection, int, np.ndarray]]:
+    def _streaks(self, lit, labels, blobs, pieces, frame, t_s) -> list[tuple[Detection, int, np.ndarray]]:
         """Pieces smeared by their motion (:mod:`vision.streak`) in what the disc fits of a blob left
         unexplained: (detection, blob, streak outline in image px). Only a blob short of pieces whose
         unexplained part has, coarsely, a streak's size and shape is measured, so sharp pieces and large
@@ -638,7 +638,7 @@ class ClassicalDetector:
             mid = (self.roi[0] + (x + u + 0.5) * self.scale - 0.5, self.roi[1] + (y + v + 0.5) * self.scale - 0.5)
             if self._sunk(self.plane.to_board_mm([mid])[0], self.surface.radius(self.default_kind)):
                 continue  # what lies in the pit is not reported: not measured either
-            got = self.streaks.find(image, self.background, rest, (x, y, w, h), self.scale, self.roi[:2],
+            got = self.streaks.find(lit, self.background, rest, (x, y, w, h), self.scale, self.roi[:2],
                                     self.prototypes)
             if got is None or self._sunk(got.centre_mm, self.surface.radius(got.kind)):
                 continue
@@ -711,10 +711,9 @@ class ClassicalDetector:
                          outline_mm=tuple((float(a), float(b)) for a, b in outline))
 
     # ------------------------------------------------------------------ empty board upkeep
-    def _refresh(self, image: np.ndarray, mask: np.ndarray, raw: np.ndarray | None = None,
-                 pieces: list | None = None) -> None:
-        """Blend one band of rows of the empty board towards this frame where nothing was seen (``image``
-        in the empty board's light; not where the frame as taken, ``raw``, is saturated, nor within two radii
+    def _refresh(self, lit: LitFrame, mask: np.ndarray, pieces: list | None = None) -> None:
+        """Blend one band of rows of the empty board towards this frame where nothing was seen (``lit``: the
+        frame in the empty board's light; not where the frame as taken is saturated, nor within two radii
         of where a piece was found lately, ``pieces`` (board mm, kind): a faint piece whose edge falls under
         the threshold would otherwise be blended in, fainter each frame, until it is gone)."""
         if self.refresh_rate <= 0:
@@ -729,8 +728,8 @@ class ClassicalDetector:
         if busy.size == 0:
             return
         quiet = cv2.resize(cv2.bitwise_not(busy), (x1 - x0, b - a), interpolation=cv2.INTER_NEAREST)
-        if raw is not None and raw is not image:
-            quiet = cv2.bitwise_and(quiet, cv2.inRange(raw[a:b, x0:x1], (0, 0, 0), (249, 249, 249)))
+        if lit.corrected:
+            quiet = cv2.bitwise_and(quiet, cv2.inRange(lit.raw[a:b, x0:x1], (0, 0, 0), (249, 249, 249)))
         if pieces:
             px = self.plane.to_image_px(np.array([at for at, _ in pieces], float))
             px_per_mm = q / math.sqrt(self._mm2_per_cpx)
@@ -739,7 +738,7 @@ class ClassicalDetector:
                 if a - r <= v <= b + r:
                     cv2.circle(quiet, (int(round(u - x0)), int(round(v - a))), int(math.ceil(r)), 0, -1)
         acc = self._bg_acc[a:b, x0:x1]
-        cv2.accumulateWeighted(image[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
+        cv2.accumulateWeighted(lit[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
         rounded = acc + 0.5  # np.clip(acc + 0.5, 0, 255).astype(np.uint8), without its temporary arrays
         np.clip(rounded, 0, 255, out=rounded)
         np.copyto(self.background[a:b, x0:x1], rounded, casting="unsafe")

@@ -89,6 +89,26 @@ def foreground_strength(frame: np.ndarray, empty: np.ndarray) -> np.ndarray:
     return chroma.reshape(shape)
 
 
+def _remap_window(image, mx: np.ndarray, my: np.ndarray) -> np.ndarray:
+    """``cv2.remap(image, mx, my)`` (bilinear, border replicated) reading only the window of ``image`` the
+    maps cover, two pixels around. The same samples: a whole pixel taken off a float32 map coordinate
+    leaves its fraction, as remap quantises it, unchanged, and the window reaches the image's own edge
+    wherever a sample lies beyond it (the replicated border is the image's)."""
+    if isinstance(image, np.ndarray):
+        return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    h, w = image.shape[:2]
+    lo_x, hi_x, lo_y, hi_y = float(mx.min()), float(mx.max()), float(my.min()), float(my.max())
+    xa = ya = 0
+    xb, yb = w, h
+    if all(math.isfinite(v) for v in (lo_x, hi_x, lo_y, hi_y)):
+        xa, ya = min(max(int(math.floor(lo_x)) - 2, 0), w - 1), min(max(int(math.floor(lo_y)) - 2, 0), h - 1)
+        xb, yb = max(min(int(math.ceil(hi_x)) + 3, w), xa + 1), max(min(int(math.ceil(hi_y)) + 3, h), ya + 1)
+    window = image[ya:yb, xa:xb]
+    if xa or ya:
+        mx, my = mx - np.float32(xa), my - np.float32(ya)
+    return cv2.remap(window, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 class RimFitter:
     """Settings in ``__init__``; ``fit(image, empty, seeds) -> list[RimFit | None]``."""
 
@@ -114,7 +134,9 @@ class RimFitter:
         return px[:, 0], jac
 
     def sample(self, image: np.ndarray, empty: np.ndarray, seen: np.ndarray, r_seen: np.ndarray):
-        """Frame and empty-board colours along every ray: (P, K, M, 3) float32 each, and ray radii (P, M) mm."""
+        """Frame and empty-board colours along every ray: (P, K, M, 3) float32 each, and ray radii (P, M) mm.
+        ``image`` may be anything sliced as an array is (``vision.light_norm.LitFrame``): only the window
+        the rays cover is read from it."""
         p = len(seen)
         o_px, jac = self._affine(seen, r_seen)
         radii = r_seen[:, None] * self.rho[None, :]  # (P, M)
@@ -125,7 +147,7 @@ class RimFitter:
         k, m = self.dirs.shape[0], len(self.rho)
         mx = (o_px[:, 0, None, None].astype(np.float32) + ax[..., None].astype(np.float32) * rr).reshape(p * k, m)
         my = (o_px[:, 1, None, None].astype(np.float32) + ay[..., None].astype(np.float32) * rr).reshape(p * k, m)
-        f = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        f = _remap_window(image, mx, my)
         e = cv2.remap(empty, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return f.reshape(p, k, m, 3).astype(np.float32), e.reshape(p, k, m, 3).astype(np.float32), radii
 

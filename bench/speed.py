@@ -1,0 +1,250 @@
+"""Speed of our paths beside decoding (#20): one table, one run.
+
+    python bench/speed.py [--scenarios opening,own-opponent-3ms,two-pocketed] [--passes 3] [--replay-runs 1]
+                          [--work DIR] [--learned] [--no-replay]
+
+*Classical vision by stratum.* Scripted Novuss scenarios (``sim.scenarios_novuss``, seed 1, all 17 pieces)
+are filmed at 60 frames/s, 1280x720, tilted camera, as H.264 (``sim.video.VideoWriter``, kept in ``--work``),
+then decoded into memory with ``cv2.VideoCapture.read``: the baseline. Our classical path (detector, tracker,
+events, shot assembly: ``vision.pipeline.Pipeline`` as ``judge.setup`` builds it, the colours measured on the
+first frame's layout as ``bench/scoring.py`` does) is fed the decoded frames in order; one pass of each
+alternates with the other ``--passes`` times, in the same process on one core (``cv2.setNumThreads(1)``), so
+both see the same load. Every frame is put in a stratum by the simulator's truth: *at rest* (no piece moved
+since the frame before), *one moving*, *several moving* (two or more; the most in one frame is printed).
+Columns: frames, median ms per frame of decoding and of our path, frames/s (1000 / median ms) of both, and
+the ratio ours / decode in frames/s (target >= 0.5).
+
+*Replay.* ``judge.replay.judge_video`` on the demo's simulated Novuss match at 60 frames/s 1280x720 (as
+``bench/replay.py``: filmed once into ``--work``), beside decoding it alone with PyAV, and the whole
+``shotjudge replay`` process (Python, OpenCV and the project imported, the table printed): seconds,
+real-time factor (target >= 4x), rulings identical to the simulator's.
+
+*Learned path* (``--learned``): a plain full-frame ``model.track()`` (ultralytics, the shipped ONNX model,
+CPU, nothing downloaded) on the first frames of the first clip, in frames/s beside decoding.
+
+The machine's cores and load average are printed: on a shared machine the seconds move with the load, the
+ratios much less.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+FPS = 60.0
+STRATA = ("at rest", "one moving", "several moving")
+
+
+class _Frame:
+    __slots__ = ("image", "index", "t_s")
+
+    def __init__(self, image, index, t_s):
+        self.image, self.index, self.t_s = image, index, t_s
+
+
+def _moving(prev, now, tol_mm: float = 0.05) -> int:
+    """Pieces of the simulator's truth that moved between two frames (in view or not, shown or not)."""
+    was = {p.id: (p.x_mm, p.y_mm, p.z_mm) for p in prev.pieces}
+    return sum(1 for p in now.pieces if p.id in was and math.dist(was[p.id], (p.x_mm, p.y_mm, p.z_mm)) > tol_mm)
+
+
+def film_clip(profile, name: str, work: Path):
+    """(video path, per-frame moving counts, clip, episode): the scenario filmed once (kept in ``work``)."""
+    from bench.scoring import _classical
+    from sim.scenarios_novuss import SCENARIOS
+    from sim.video import VideoWriter
+
+    ep = SCENARIOS[name][0](profile, 1)
+    clip = ep.clip()
+    n = clip.n_frames(FPS)
+    truth = [clip.frame(k, FPS) for k in range(n)]
+    moving = [0] + [_moving(truth[k - 1], truth[k]) for k in range(1, n)]
+    path = work / f"{name}-1280x720-60.mp4"
+    if not path.exists():
+        renderer, _ = _classical(profile, clip, FPS, 1)
+        with VideoWriter(path, FPS, (1280, 720)) as out:
+            for k in range(n):
+                out.write(renderer.render(truth[k], clip.states_at))
+    return path, moving, clip, ep
+
+
+def decode(path: Path) -> tuple[list[np.ndarray], list[float]]:
+    """Every frame, and the seconds each ``cv2.VideoCapture.read`` took."""
+    cap = cv2.VideoCapture(str(path))
+    frames, times = [], []
+    while True:
+        t = time.perf_counter()
+        ok, img = cap.read()
+        dt = time.perf_counter() - t
+        if not ok:
+            break
+        frames.append(img)
+        times.append(dt)
+    cap.release()
+    return frames, times
+
+
+def classical(profile, clip, frames: list[np.ndarray]) -> list[float]:
+    """Seconds per frame of our classical path (detector + tracker + events + assembly) over the frames."""
+    from bench.scoring import _classical
+    from judge.setup import assembler_for
+    from vision.pipeline import Pipeline, hints_for
+
+    _, det = _classical(profile, clip, FPS, 1)
+    pipe = Pipeline(profile, detector=det, assembler=assembler_for(profile, det))
+    f0 = clip.frame(0, FPS)
+    pipe.start(hints_for({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible and p.z_mm > -20}), 0, 0.0)
+    out = []
+    for k, img in enumerate(frames):
+        t = time.perf_counter()
+        pipe.feed(_Frame(img, k, k / FPS))
+        out.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    pipe.finish()
+    out[-1] += time.perf_counter() - t
+    return out
+
+
+def stratum_of(moving: int) -> str:
+    return STRATA[min(moving, 2)]
+
+
+def classical_table(profile, names: list[str], work: Path, passes: int) -> list[str]:
+    per = {s: {"decode": [], "ours": []} for s in STRATA}
+    most = 0
+    for name in names:
+        path, moving, clip, _ = film_clip(profile, name, work)
+        dec_runs, our_runs = [], []
+        frames = None
+        for _ in range(passes):  # decode and our path alternate: both see the same load
+            frames, times = decode(path)
+            dec_runs.append(times)
+            our_runs.append(classical(profile, clip, frames))
+        n = min(len(frames), len(moving))
+        for k in range(n):
+            s = stratum_of(moving[k])
+            per[s]["decode"].append(statistics.median(r[k] for r in dec_runs))
+            per[s]["ours"].append(statistics.median(r[k] for r in our_runs))
+            most = max(most, moving[k])
+        del frames
+    lines = [f"classical vision (detect + track + events + assembly) beside cv2.VideoCapture.read, 1280x720 H.264, "
+             f"{FPS:g} frames/s, 17 pieces, scenarios {', '.join(names)}, {passes} alternating pass(es), one core",
+             "stratum | frames | decode ms | ours ms | decode frames/s | ours frames/s | ours / decode"]
+    all_d, all_o = [], []
+    for s in STRATA:
+        d, o = per[s]["decode"], per[s]["ours"]
+        if not d:
+            continue
+        all_d += d
+        all_o += o
+        label = f"{s} (up to {most})" if s == "several moving" else s
+        lines.append(_row(label, d, o))
+    lines.append(_row("all frames", all_d, all_o))
+    return lines
+
+
+def _row(label: str, d: list[float], o: list[float]) -> str:
+    md, mo = 1000 * statistics.median(d), 1000 * statistics.median(o)
+    return f"{label} | {len(d)} | {md:.2f} | {mo:.2f} | {1000 / md:.0f} | {1000 / mo:.0f} | {md / mo:.2f}"
+
+
+def replay_table(work: Path, runs: int) -> list[str]:
+    from bench.replay import decode_only
+    from judge.cmd_replay import same_ruling
+    from judge.demo import film, simulate
+    from judge.replay import judge_video
+
+    where = work / "novuss-1280x720-60"
+    demo = simulate("novuss")
+    if not (where / "video.mp4").exists():
+        film(demo, where, FPS, (1280, 720))
+    base, secs, same, whole = [], [], [], []
+    res = None
+    command = [sys.executable, "-m", "judge.cli", "replay", str(where / "video.mp4"), "--game", "novuss", "--calibration",
+               str(where / "calibration.json"), "--background", str(where / "empty-board.png"), "--state",
+               str(where / "start-state.json"), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
+    for _ in range(runs):  # decode alone, the replay in this process, and the whole `shotjudge replay` alternate
+        base.append(decode_only(where / "video.mp4"))
+        res = judge_video(where / "video.mp4", "novuss", where / "calibration.json",
+                          background=str(where / "empty-board.png"), state=where / "start-state.json")
+        secs.append(res.seconds)
+        ok = sum(same_ruling(s.ruling, t) for s, t in zip(res.shots, demo.truth))
+        same.append(100.0 * ok / max(len(demo.truth), len(res.shots), 1))
+        t = time.perf_counter()
+        subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+        whole.append(time.perf_counter() - t)
+    b, r, wp = statistics.median(base), statistics.median(secs), statistics.median(whole)
+    dur = res.duration_s
+    return [f"replay of the simulated Novuss match: {res.frames} frames, {dur:.1f} s at {FPS:g} frames/s 1280x720, "
+            f"{len(demo.truth)} shot(s), median of {runs} run(s) (decode on its own thread through PyAV)",
+            "run | seconds | x real time | vs decode | rulings same %",
+            f"decode only (PyAV) | {b:.2f} | {dur / b:.1f} | 1.00 | -",
+            f"replay (judge_video, in this process) | {r:.2f} | {dur / r:.1f} | {r / b:.2f} | {statistics.median(same):.0f}",
+            f"shotjudge replay (whole process: imports, table) | {wp:.2f} | {dur / wp:.1f} | {wp / b:.2f} | -"]
+
+
+def learned_table(profile, names: list[str], work: Path, n: int = 30) -> list[str]:
+    from vision.yolo_offline import offline_ultralytics
+
+    YOLO = offline_ultralytics().YOLO
+
+    from judge.weights import shipped_weights
+
+    path, _, _, _ = film_clip(profile, names[0], work)
+    frames, times = decode(path)
+    frames, times = frames[:n], times[:n]
+    model = YOLO(str(shipped_weights()), task="detect")
+    model.track(frames[0], persist=True, verbose=False)  # warm up (and the tracker's state)
+    took = []
+    for img in frames:
+        t = time.perf_counter()
+        model.track(img, persist=True, verbose=False)
+        took.append(time.perf_counter() - t)
+    md, mt = 1000 * statistics.median(times), 1000 * statistics.median(took)
+    return [f"learned path: a plain full-frame model.track() ({Path(str(shipped_weights())).name}, CPU), {n} frames of "
+            f"'{names[0]}'", "run | ms per frame | frames/s | vs decode",
+            f"decode | {md:.2f} | {1000 / md:.0f} | 1.00", f"plain model.track() | {mt:.1f} | {1000 / mt:.1f} | {md / mt:.3f}"]
+
+
+def main(argv=None) -> int:
+    from calibration import default_profile
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenarios", default="opening,own-opponent-3ms,two-pocketed")
+    ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--replay-runs", type=int, default=1)
+    ap.add_argument("--work", default="bench-replay-work", help="folder for the filmed clips and match (reused)")
+    ap.add_argument("--learned", action="store_true", help="also a plain full-frame model.track()")
+    ap.add_argument("--no-replay", action="store_true")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    profile = default_profile("novuss")
+    names = [s for s in args.scenarios.split(",") if s]
+    load0 = os.getloadavg()[0]
+    out = classical_table(profile, names, work, args.passes)
+    if not args.no_replay:
+        cv2.setNumThreads(0)  # replay as the judge runs it
+        out += [""] + replay_table(work, args.replay_runs)
+    if args.learned:
+        out += [""] + learned_table(profile, names, work)
+    print(f"machine: {os.cpu_count()} cores, load average (1 min) {load0:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
