@@ -15,10 +15,12 @@ import time
 from typing import Any, Callable, Mapping
 
 from .dispute_report import Decision, Instant, MatchReport, ShotPage
+from .i18n import N_
 
 __all__ = ["render_page", "instant_label"]
 
 GAME_NAMES = {"novuss": "Novuss", "cvrnkana": "Cvrnkaná"}
+NOT_JUDGED, FOR_REVIEW, UNDONE = N_("not judged"), N_("for review"), N_("undone")
 COLOURS = {"A": "#ff8c00", "B": "#00aaff"}
 
 STYLE = """
@@ -90,13 +92,15 @@ class _Page:
         if not s:
             return ""
         if "error" in s:
-            return f"<h2>{_e(_('Match score'))}</h2><p>{_e(_('not known: {why}').format(why=s['error']))}</p>"
+            title, unknown = _("Match score"), _("not known: {why}").format(why=s["error"])
+            return f"<h2>{_e(title)}</h2><p>{_e(unknown)}</p>"
         rows = []
         for res in s.get("results", []):
             winner = res.get("winner")
             what = {"win": _("won by {player}").format(player=winner), "draw": _("draw"),
                     "replay": _("replayed")}.get(res.get("result"), str(res.get("result")))
-            rows.append(f"<tr><td>{_e(_('Game {n}').format(n=res.get('game_no', '?')))}</td><td>{_e(what)}</td></tr>")
+            name = _("Game {n}").format(n=res.get("game_no", "?"))
+            rows.append(f"<tr><td>{_e(name)}</td><td>{_e(what)}</td></tr>")
         won = s.get("games_won") or {}
         lines = [_("Games won: A {a}, B {b}").format(a=won.get("A", 0), b=won.get("B", 0))]
         if s.get("marbles"):
@@ -104,7 +108,8 @@ class _Page:
         if s.get("points"):
             lines.append(_("Points (clause 8): A {a}, B {b}").format(a=s["points"].get("A", 0), b=s["points"].get("B", 0)))
         status = _("the match is over") if s.get("over") else _("the match is not over")
-        return (f"<h2>{_e(_('Match score'))}</h2><table>{''.join(rows)}</table>"
+        title = _("Match score")
+        return (f"<h2>{_e(title)}</h2><table>{''.join(rows)}</table>"
                 f"<p>{'<br>'.join(_e(x) for x in lines)}<br>{_e(status)}</p>")
 
     def summary(self) -> str:
@@ -116,7 +121,8 @@ class _Page:
             marks = " ".join(m for m in (self._marks(s), _("{n} decision(s)").format(n=len(s.decisions)) if s.decisions else "") if m)
             rows.append(f"<tr><td>{s.game_no}</td><td><a href=\"#{_anchor(s)}\">{_e(self._shot_name(s))}</a></td>"
                         f"<td>{_e(s.player or '—')}</td><td>{_e(calls)}</td><td>{marks}</td></tr>")
-        return f"<h2>{_e(_('Shots'))}</h2><table><tr>{head}</tr>{''.join(rows)}</table>"
+        title = _("Shots")
+        return f"<h2>{_e(title)}</h2><table><tr>{head}</tr>{''.join(rows)}</table>"
 
     def _shot_name(self, s: ShotPage) -> str:
         _ = self._
@@ -126,11 +132,11 @@ class _Page:
         _ = self._
         out = []
         if s.ruling is None:
-            out.append(f"<span class=\"refused\">{_e(_('not judged'))}</span>")
+            out.append(f"<span class=\"refused\">{_e(_(NOT_JUDGED))}</span>")
         elif s.review:
-            out.append(f"<span class=\"flag\">{_e(_('for review'))}</span>")
+            out.append(f"<span class=\"flag\">{_e(_(FOR_REVIEW))}</span>")
         if s.undone:
-            out.append(f"<span class=\"undone\">{_e(_('undone'))}</span>")
+            out.append(f"<span class=\"undone\">{_e(_(UNDONE))}</span>")
         return " ".join(out)
 
     def shot(self, s: ShotPage) -> str:
@@ -139,18 +145,21 @@ class _Page:
         times = _("from {t0} s to {t1} s of the video").format(t0=f"{s.t0_s:.3f}", t1=f"{s.t1_s:.3f}")
         out = [f"<section class=\"shot\" id=\"{_anchor(s)}\"><h2>{_e(head)} {self._marks(s)}</h2><p>{_e(times)}</p>"]
         if s.ruling is None:
-            out.append(f"<p><b>{_e(_('The rules could not judge this shot'))}:</b> {_e(s.error or '')}</p>")
+            label = _("The rules could not judge this shot")
+            out.append(f"<p><b>{_e(label)}:</b> {_e(s.error or '')}</p>")
         else:
             out.append(self._calls(s.ruling))
         reasons = [f"{c.get('text') or c['code']} ({c['clause']})" for c in (s.ruling or {}).get("calls", []) if c.get("review")]
         reasons += [_("vision: {note}").format(note=n) for n in s.vision_notes]
         if reasons:
-            out.append(f"<p><b>{_e(_('Why the referee should look'))}:</b></p><ul>"
+            label = _("Why the referee should look")
+            out.append(f"<p><b>{_e(label)}:</b></p><ul>"
                        + "".join(f"<li>{_e(r)}</li>" for r in reasons) + "</ul>")
         if s.instants:
             out.append(self._instants(s.instants, s.before_mm))
         if s.decisions:
-            out.append(f"<p><b>{_e(_('Referee decisions'))}:</b></p><ul>"
+            label = _("Referee decisions")
+            out.append(f"<p><b>{_e(label)}:</b></p><ul>"
                        + "".join(f"<li>{_e(self._decision(d))}</li>" for d in s.decisions) + "</ul>")
         out.append("</section>")
         return "".join(out)
@@ -165,7 +174,8 @@ class _Page:
             items.append(f"<li>{_e(self._action(a))}</li>")
         nxt = ruling.get("next_player")
         if nxt:
-            items.append(f"<li>{_e(_('Next to play: {player}').format(player=nxt))}</li>")
+            line = _("Next to play: {player}").format(player=nxt)
+            items.append(f"<li>{_e(line)}</li>")
         return f"<ul>{''.join(items)}</ul>"
 
     def _clause(self, clause: str) -> str:
@@ -176,8 +186,9 @@ class _Page:
             return ""
         _ = self._
         tag = _("the original text, which prevails") if c.is_original else _("working translation; the original prevails")
+        original = _("Original")
         orig = "" if c.is_original or not c.original_text else \
-            f"<div class=\"orig\">{_e(_('Original'))}: {_e(c.original_text)}</div>"
+            f"<div class=\"orig\">{_e(original)}: {_e(c.original_text)}</div>"
         return f"<div class=\"clause\"><b>{_e(c.title)}</b> ({_e(tag)}): {_e(c.text)}{orig}</div>"
 
     def _action(self, a: Mapping[str, Any]) -> str:
@@ -199,6 +210,7 @@ class _Page:
         _ = self._
         head = "".join(f"<th>{_e(h)}</th>" for h in (_("Instant"), _("Time"), _("Frames"), _("Where"), _("Pieces")))
         rows, figures = [], []
+        where_caption = _("{label}: where the pieces were (board diagram)")
         for k in instants:
             if not k.timed:
                 when = _("{t} s, not timed by the camera (the pieces were touching before the shot)").format(t=f"{k.t_s:.3f}")
@@ -212,13 +224,14 @@ class _Page:
             label = instant_label(k, _)
             rows.append(f"<tr><td>{_e(label)}</td><td>{_e(when)}</td><td>{_e(frames)}</td><td>{_e(where)}</td>"
                         f"<td>{_e(', '.join(k.pieces))}</td></tr>")
+            missing = _("no picture: {why}").format(why=_(k.no_picture) if k.no_picture else "—")
             picture = (f"<img alt=\"{_e(label)}\" src=\"data:image/png;base64,{base64.b64encode(k.png).decode()}\">" if k.png
-                       else f"<div class=\"none\">{_e(_('no picture: {why}').format(why=_(k.no_picture) if k.no_picture else '—'))}</div>")
+                       else f"<div class=\"none\">{_e(missing)}</div>")
             caption = _("{label} at {t} s: the camera's frame around x {x}, y {y} mm").format(
                 label=label, t=f"{k.t_s:.3f}", x=f"{k.at_mm[0]:.0f}", y=f"{k.at_mm[1]:.0f}")
             figures.append(f"<figure>{picture}<figcaption>{_e(caption)}</figcaption></figure>")
             figures.append(f"<figure>{_diagram(self.r.board, k, before)}<figcaption>"
-                           f"{_e(_('{label}: where the pieces were (board diagram)').format(label=label))}</figcaption></figure>")
+                           f"{_e(where_caption.format(label=label))}</figcaption></figure>")
         return f"<table><tr>{head}</tr>{''.join(rows)}</table><div>{''.join(figures)}</div>"
 
     def _decision(self, d: Decision) -> str:
@@ -234,14 +247,16 @@ class _Page:
                 "next_game": _("the referee opened the next game"),
                 "gap": _("the camera's frames were missing ({why})").format(why=detail.get("reason", "")),
                 "note": str(detail.get("text", detail))}.get(d.kind, d.kind)
-        by = _(" (by {who})").format(who=detail["by"]) if detail.get("by") else ""
-        return f"{at} UTC · {_('game {n}').format(n=d.game_no)} · {what}{by}"
+        by = _(" (by {who})").format(who=_(detail["by"])) if detail.get("by") else ""
+        game = _("game {n}").format(n=d.game_no)
+        return f"{at} UTC · {game} · {what}{by}"
 
     def loose(self) -> str:
         if not self.r.decisions:
             return ""
         _ = self._
-        return (f"<h2>{_e(_('Other referee decisions and events'))}</h2><ul>"
+        title = _("Other referee decisions and events")
+        return (f"<h2>{_e(title)}</h2><ul>"
                 + "".join(f"<li>{_e(self._decision(d))}</li>" for d in self.r.decisions) + "</ul>")
 
 
@@ -251,10 +266,11 @@ def _anchor(s: ShotPage) -> str:
 
 def instant_label(k: Instant, _: Callable[[str], str]) -> str:
     """What an instant is, in words (``_``: the translation)."""
-    names = {"first_contact": _("first contact"), "second_contact": _("second contact of the striker"),
-             "rest": _("where the striker came to rest")}
+    names = {"first_contact": _("first contact"), "second_contact": _("second contact of the striker")}
     if k.name in names:
         return names[k.name]
+    if k.kind == "rest":
+        return _("where the striker came to rest") + (f" ({k.note})" if k.note else "")
     kinds = {"cushion": _("cushion"), "pocket": _("pocketed"), "pit": _("into the pit"), "off": _("over the cushion"),
              "touch": _("touched"), "external": _("moved from outside"), "lost": _("lost from sight")}
     return f"{kinds.get(k.kind, k.kind)}: {', '.join(k.pieces)}" + (f" ({k.note})" if k.note else "")

@@ -354,7 +354,7 @@ class ConsoleAnnouncer:
 
                     self.console.print(f"  [bold]{escape(score_line(match))}[/]")
         elif kind == "gap":
-            self.console.print(f"[yellow]{escape(_('frames lost: {text}').format(text=event['text']))}[/]")
+            self.console.print("[yellow]" + escape(_("frames lost: {text}").format(text=event["text"])) + "[/]")
         elif kind in ("referee", "message", "unjudged"):
             style = "magenta" if kind == "referee" else "yellow"
             self.console.print(f"[{style}]{escape(event['text'])}[/]", markup=True)

@@ -163,7 +163,7 @@ def latvian():
 
 def test_lv_is_a_language_of_every_command():
     assert LANGS == ("en", "cs", "ru", "lv")
-    assert text_for("series_continues", "lv", {"player": "A"}) == "Paša ripa iesista: A sit vēlreiz."
+    assert text_for("series_continues", "lv", {"player": "A"}) == "Paša kauliņš iesists: A sit vēlreiz."
 
 
 def test_the_console_speaks_latvian(latvian):
@@ -179,7 +179,7 @@ def test_the_console_speaks_latvian(latvian):
                                "vision_review": [{"piece": "B3", "reason": "lost from sight"}]})
     assert console.file.getvalue().splitlines() == [
         "spēle 2 sitiens 34 spēlētājs A — PĀRBAUDE: kamera: B3 pazuda no redzesloka: lūdzu, pārbaudiet",
-        "  series_continues (novuss.general.6) Paša ripa iesista: A sit vēlreiz.",
+        "  series_continues (novuss.general.6) Paša kauliņš iesists: A sit vēlreiz.",
         "  spēle beigusies: uzvar A"]
 
 

@@ -65,7 +65,7 @@ def test_the_debt_call_counts_the_pawns_truly_on_the_table():
     _, (r,) = play(record(events=[]), positions=pos)
     assert "penalty_debt" in r.codes()
     debt = next(c for c in r.to_dict("lv")["calls"] if c["code"] == "penalty_debt")
-    assert debt["text"] == "A nav iesistas ripas, ar ko samaksāt (3 vēl uz galda): sodu ieraksta kā parādu."
+    assert debt["text"] == "A nav iesista kauliņa, ar ko samaksāt (3 vēl uz galda): sodu ieraksta kā parādu."
 
 
 def test_II_1_penalty_pawn_goes_on_the_centre_line_at_the_opposite_cushion():

@@ -51,7 +51,8 @@
     const cap = document.createElement("figcaption");
     const when = k.timed ? fill(_("{t} s ± {err} ms"), { t: k.t_s.toFixed(4), err: (k.t_err_s * 1000).toFixed(2) })
                          : fill(_("{t} s (not timed)"), { t: k.t_s.toFixed(3) });
-    cap.textContent = `${k.label} · ${k.pieces.join(", ")} · ${when}` + (k.png ? "" : ` · ${fill(_("no picture: {why}"), { why: k.no_picture })}`);
+    const missing = k.png ? "" : " · " + fill(_("no picture: {why}"), { why: k.no_picture });
+    cap.textContent = `${k.label} · ${k.pieces.join(", ")} · ${when}` + missing;
     fig.appendChild(cap);
     return fig;
   }
