@@ -34,7 +34,7 @@ def escape(text: str) -> str:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("live", help=_("judge a match live from a camera, stream or file"),
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=_(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=("novuss", "cvrnkana"))
     p.add_argument("--source", required=True, help=_("picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR"))
     p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate`"))
