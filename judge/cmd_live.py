@@ -182,7 +182,7 @@ def run(args) -> int:
                 _discard_journal(journal_path)
             if isinstance(exc, StartNotConfirmed):
                 raise StartNotConfirmed(_("{exc}; nothing judged, {journal_path} {value}").format(
-                    exc=exc, journal_path=journal_path, value='kept' if kept else 'not kept')) from None
+                    exc=exc, journal_path=journal_path, value=_('kept') if kept else _('not kept'))) from None
             raise
         finally:
             journal.close()
