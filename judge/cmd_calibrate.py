@@ -236,7 +236,7 @@ def run(args) -> int:
     print(_("wrote {out}: {name}, {value}x{value2}, {method} ({value3}), residual {rms_mm} mm rms / {max_mm} mm max, "
             "{rms_px} px rms").format(
                 out=out, name=profile.name, value=size[0], value2=size[1], method=fit.method,
-                value3=', '.join(map(str, fit.marker_ids)) or '4 points', rms_mm=format(fit.rms_mm, '.2f'),
+                value3=', '.join(map(str, fit.marker_ids)) or _('4 points'), rms_mm=format(fit.rms_mm, '.2f'),
                 max_mm=format(fit.max_mm, '.2f'), rms_px=format(fit.rms_px, '.2f')))
     if fit.rms_mm > 1.0:
         print(_("warning: residual above 1 mm - calibrate the lens (--lens) or check the markers lie flat"))

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
     from rules.game import GAMES
 
     p = subparsers.add_parser("demo", help=_("judge a simulated Novuss set and Cvrnkaná game (start here)"),
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=_(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="shotjudge-demo", help=_("output folder (default: ./shotjudge-demo)"))
     p.add_argument("--game", choices=(*GAMES, "both"), default="both", help=_("which game(s) (default both)"))
     p.add_argument("--fps", type=frame_rate, default=60.0, help=_("frame rate of the filmed games (default 60)"))

@@ -19,7 +19,7 @@ def register(subparsers) -> None:
     from .cmd_live import _gains, _size
 
     p = subparsers.add_parser("doctor", help=_("check the camera, calibration, detector, disk and clock before a match"),
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=_(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--source", help=_("the camera live will use: picam, picam:N, usb:N, rtsp://..., FILE or DIR "
                                       "(default: no camera check)"))
     p.add_argument("--fps", type=frame_rate, help=_("camera frame rate to request (as for live)"))

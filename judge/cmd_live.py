@@ -34,7 +34,7 @@ def escape(text: str) -> str:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("live", help=_("judge a match live from a camera, stream or file"),
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=_(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", required=True, choices=("novuss", "cvrnkana"))
     p.add_argument("--source", required=True, help=_("picam, picam:N, usb:N, rtsp://..., http(s)://..., FILE or DIR"))
     p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate`"))
@@ -205,7 +205,7 @@ def run(args) -> int:
                 _discard_journal(journal_path)
             if isinstance(exc, StartNotConfirmed):
                 raise StartNotConfirmed(_("{exc}; nothing judged, {journal_path} {value}").format(
-                    exc=exc, journal_path=journal_path, value='kept' if kept else 'not kept')) from None
+                    exc=exc, journal_path=journal_path, value=_('kept') if kept else _('not kept'))) from None
             raise
         finally:
             journal.close()

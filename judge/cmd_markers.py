@@ -38,7 +38,8 @@ def run(args) -> int:
     else:
         pages = marker_pages(profile, args.dpi)
         paths = save_pages(pages, args.out, args.dpi, sheet_title(profile), sheet_subject(profile))
-    what = "ChArUco board" if args.charuco else f"{len(profile.markers['centres_mm'])} markers of {profile.name}"
+    what = _("ChArUco board") if args.charuco else _("{n} markers of {profile}").format(
+        n=len(profile.markers["centres_mm"]), profile=profile.name)
     print(_("wrote {what} on {value} page(s): {value2}").format(
         what=what, value=len(pages), value2=', '.join((str(p) for p in paths))))
     if not args.charuco:

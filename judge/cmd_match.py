@@ -26,7 +26,7 @@ def register(sub) -> None:
     from rules.game import GAMES
 
     p = sub.add_parser("match", help=_("rule on a whole match's shot records and print the match score"),
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=_(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("shots", help=_("shot records of the match (JSON Lines or a JSON array); '-' reads standard input"))
     p.add_argument("--game", required=True, choices=list(GAMES))
     p.add_argument("--ruleset", help=_("a variant by name (novuss-seed); default: the game's own"))

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from .errors import UserError
-from .i18n import _, add_lang_arg
+from .i18n import N_, _, add_lang_arg
 from .options import add_games_arg, frame_rate, match_games
 from .start_state import add_start_args
 
@@ -35,17 +35,17 @@ __all__ = ["register", "run", "print_calls", "cut_message", "EXIT_PARTIAL"]
 
 GAMES = ("novuss", "cvrnkana")
 EXIT_PARTIAL = 1  # the video broke off: the outputs hold what came before (2 is bad input, nothing written)
-EPILOG = """exit status:
+EPILOG = N_("""exit status:
   0  the whole video was judged
   1  partial result: the video breaks off (cut short or damaged); the report, overlay and table hold
      the shots completed before the break, the report says where it is ("truncated"), and the shot
      in progress at the break is not judged
-  2  bad input (unreadable video, calibration for another camera, bad options): nothing written"""
+  2  bad input (unreadable video, calibration for another camera, bad options): nothing written""")
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("replay", help=_("judge a recorded match from its video (report, overlay, dispute view)"),
-                              description=__doc__, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=_(__doc__), epilog=_(EPILOG), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("video", metavar="VIDEO", help=_("the recorded match (a video file or a folder of images)"))
     p.add_argument("--game", required=True, help=_("novuss or cvrnkana"))
     p.add_argument("--calibration", required=True, help=_("calibration.json made by `shotjudge calibrate` for this camera"))

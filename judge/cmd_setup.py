@@ -36,7 +36,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("setup", help=_("guided set-up from the live camera: locked exposure, calibration, empty "
                                               "board, piece colours, equipment check"),
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description=_(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", choices=tuple(GAMES), required=True)
     p.add_argument("--profile", help=_("profile name or JSON file (default: the game's default profile)"))
     p.add_argument("--source", required=True, help=_("the camera: picam, picam:N or usb:N"))

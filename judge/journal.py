@@ -137,7 +137,7 @@ class Journal:
             raise JournalError(_("{path}: the folder {folder} does not exist").format(path=path, folder=folder))
         if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
             raise JournalError(_("{path}: cannot write here (read-only {value}); give --journal a writable place").format(
-                path=path, value='file' if path.exists() else 'folder'))
+                path=path, value=_('file') if path.exists() else _('folder')))
         try:
             conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -194,7 +194,7 @@ class Journal:
             raise JournalError(_("{path}: this journal is a {value} match, not {game}").format(
                 path=self.path, value=stored.get('game'), game=match['game']))
         if match.get("games") is not None and stored.get("games") != match["games"]:
-            length = f"of {stored['games']} games" if stored.get("games") else "with no set number of games"
+            length = _("of {n} games").format(n=stored["games"]) if stored.get("games") else _("with no set number of games")
             raise JournalError(_("{path}: this journal is a match {length}, not {games} (--games); resume it without "
                                  "--games or start a new journal").format(path=self.path, length=length, games=match['games']))
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
@@ -24,17 +25,13 @@ TRANSLATED = [lang for lang in LANGS if lang != "en"]
 NOT_YET = {"dispute.py"}
 
 
-def _method_map():
-    """babel.cfg's sections, as Babel's extractor takes them."""
-    sections = re.findall(r"^\[(\w+): ([^\]]+)\]", (ROOT / "babel.cfg").read_text(), re.M)
-    return [(pattern, method) for method, pattern in sections]
-
-
 def extracted() -> set:
     """Every message id in the code: what ``pybabel extract -F babel.cfg -k N_`` finds (plurals as tuples)."""
+    with open(ROOT / "babel.cfg") as fh:
+        method_map, options_map = parse_mapping_cfg(fh)
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "gettext": None}
     return {m[2] if isinstance(m[2], str) else tuple(m[2])
-            for m in extract_from_dir(str(ROOT), _method_map(), keywords=keywords)}
+            for m in extract_from_dir(str(ROOT), method_map, options_map, keywords=keywords)}
 
 
 def catalogue(lang: str):
@@ -78,6 +75,9 @@ def test_the_extraction_finds_the_texts_of_every_layer():
     assert "Own pawn pocketed: {player} strikes again." in ids  # a call text (rules/call_texts.py)
     assert ("match: {n} game played", "match: {n} games played") in ids  # a plural (judge/score_text.py)
     assert "the following arguments are required: %s" in ids  # argparse's own words
+    import judge.cmd_demo
+
+    assert judge.cmd_demo.__doc__ in ids  # a command's description (judge/i18n_extract.py)
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
@@ -278,6 +278,7 @@ def test_demo_help_and_errors_in_czech():
                          text=True, env=env, cwd=ROOT)
     assert out.returncode == 0 and out.stdout.startswith("použití: shotjudge demo")
     assert "výstupní složka (výchozí: ./shotjudge-demo)" in out.stdout
+    assert "``shotjudge demo``: posoudí simulovanou sadu novussu a hru cvrnkané, bez kamery a bez souborů." in out.stdout
     bad = subprocess.run([sys.executable, "-m", "judge.cli", "demo", "--lang", "cs", "--size", "big"], capture_output=True,
                          text=True, env=env, cwd=ROOT)
     assert bad.returncode == 2 and bad.stderr == \
