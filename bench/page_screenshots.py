@@ -55,13 +55,14 @@ def _frame(match, profile):
     """The board as the state has it, through the synthetic camera."""
     from sim.frames import PieceState, SimFrame
     from sim.render import Renderer
-    from sim.render_settings import RenderSettings
+    from sim.render_settings import RenderSettings, make_camera
 
     g = profile.geometry
     pieces = [PieceState(p, "pawn", p[0], x, y, 0.0, 0.4 * k, g["pawn_diameter_mm"] / 2, True)
               for k, (p, (x, y)) in enumerate(sorted(match.state.pos.items()))]
     pieces.append(PieceState("bat", "bat", None, 60.0, -430.0, 0.0, 0.0, g["bat_diameter_mm"] / 2, True))
-    return Renderer(profile, RenderSettings(seed=1, camera_tilt_deg=4.0)).render(SimFrame(0, 0.0, tuple(pieces), ()))
+    settings = RenderSettings(seed=1, camera_tilt_deg=4.0)
+    return Renderer(make_camera(profile, 1280, 720, settings), profile, settings).render(SimFrame(0, 0.0, tuple(pieces), ()))
 
 
 def shoot(lang: str, out: Path, chromium: str) -> Path:
@@ -92,7 +93,7 @@ def shoot(lang: str, out: Path, chromium: str) -> Path:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page = browser.new_page(viewport={"width": 1280, "height": 1400})
                 page.goto(srv.url, wait_until="domcontentloaded")
                 page.wait_for_function("document.getElementById('video').naturalWidth > 0", timeout=10000)
                 page.click("#referee summary")
