@@ -52,6 +52,7 @@ def test_page_shows_pushed_call_and_refuses_referee_without_token(server, page, 
     assert page.inner_text("#call-head").startswith("Game 1 · shot 1")
 
     match.judge(parse_record(raws[1]))  # pushed over the WebSocket by the server
+    page.wait_for_function("document.getElementById('call-head').textContent.startsWith('Game 1 · shot 2')", timeout=5000)
     item = page.wait_for_selector("#calls li[data-code='series_continues']", timeout=5000)
     assert f"§ {CODES['series_continues']}" in item.inner_text()
     assert page.inner_text("#call-head").startswith("Game 1 · shot 2")
