@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.light_norm import LitFrame
+from vision.light_norm import LitFrame, scale_table
 from vision.rim import _remap_window
 
 
@@ -40,3 +40,10 @@ def test_remap_on_the_window_samples_as_on_the_whole_frame(frame, centre):
     want = cv2.remap(whole, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     assert np.array_equal(_remap_window(LitFrame(frame, gain), mx, my), want)
     assert np.array_equal(_remap_window(whole, mx, my), want)
+
+
+def test_the_scale_table_gives_the_multiplys_pixels(frame):
+    coarse = frame[:167, :167]
+    for gain in [(1.02, 0.98, 1.1), (0.5, 1.7, 1.0)]:
+        g = np.float32(gain)
+        assert np.array_equal(cv2.LUT(coarse, scale_table(g)), cv2.multiply(coarse, tuple(float(v) for v in g) + (0.0,)))
