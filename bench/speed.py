@@ -11,8 +11,8 @@ first frame's layout as ``bench/scoring.py`` does) is fed the decoded frames in 
 alternates with the other ``--passes`` times, in the same process on one core (``cv2.setNumThreads(1)``), so
 both see the same load. Every frame is put in a stratum by the simulator's truth: *at rest* (no piece moved
 since the frame before), *one moving*, *several moving* (two or more; the most in one frame is printed).
-Columns: frames, median ms per frame of decoding and of our path, frames/s (1000 / median ms) of both, and
-the ratio ours / decode in frames/s (target >= 0.5).
+Columns: frames, median ms per frame of decoding and of our path (wall clock, and our thread's CPU time),
+frames/s (1000 / median ms) of both, and the ratio ours / decode in frames/s, wall clock (target >= 0.5).
 
 *Replay.* ``judge.replay.judge_video`` on the demo's simulated Novuss match at 60 frames/s 1280x720 (as
 ``bench/replay.py``: filmed once into ``--work``), beside decoding it alone with PyAV, and the whole
@@ -95,8 +95,9 @@ def decode(path: Path) -> tuple[list[np.ndarray], list[float]]:
     return frames, times
 
 
-def classical(profile, clip, frames: list[np.ndarray]) -> list[float]:
-    """Seconds per frame of our classical path (detector + tracker + events + assembly) over the frames."""
+def classical(profile, clip, frames: list[np.ndarray]) -> tuple[list[float], list[float]]:
+    """Seconds per frame of our classical path (detector + tracker + events + assembly) over the frames:
+    wall clock, and this thread's CPU time (much less moved by other work on the machine)."""
     from bench.scoring import _classical
     from judge.setup import assembler_for
     from vision.pipeline import Pipeline, hints_for
@@ -105,15 +106,16 @@ def classical(profile, clip, frames: list[np.ndarray]) -> list[float]:
     pipe = Pipeline(profile, detector=det, assembler=assembler_for(profile, det))
     f0 = clip.frame(0, FPS)
     pipe.start(hints_for({p.id: (p.x_mm, p.y_mm) for p in f0.pieces if p.visible and p.z_mm > -20}), 0, 0.0)
-    out = []
+    out, cpu = [], []
     for k, img in enumerate(frames):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.thread_time()
         pipe.feed(_Frame(img, k, k / FPS))
         out.append(time.perf_counter() - t)
+        cpu.append(time.thread_time() - c)
     t = time.perf_counter()
     pipe.finish()
     out[-1] += time.perf_counter() - t
-    return out
+    return out, cpu
 
 
 def stratum_of(moving: int) -> str:
@@ -121,42 +123,45 @@ def stratum_of(moving: int) -> str:
 
 
 def classical_table(profile, names: list[str], work: Path, passes: int) -> list[str]:
-    per = {s: {"decode": [], "ours": []} for s in STRATA}
+    per = {s: {"decode": [], "ours": [], "cpu": []} for s in STRATA}
     most = 0
     for name in names:
         path, moving, clip, _ = film_clip(profile, name, work)
-        dec_runs, our_runs = [], []
+        dec_runs, our_runs, cpu_runs = [], [], []
         frames = None
         for _ in range(passes):  # decode and our path alternate: both see the same load
             frames, times = decode(path)
             dec_runs.append(times)
-            our_runs.append(classical(profile, clip, frames))
+            wall, cpu = classical(profile, clip, frames)
+            our_runs.append(wall)
+            cpu_runs.append(cpu)
         n = min(len(frames), len(moving))
         for k in range(n):
             s = stratum_of(moving[k])
             per[s]["decode"].append(statistics.median(r[k] for r in dec_runs))
             per[s]["ours"].append(statistics.median(r[k] for r in our_runs))
+            per[s]["cpu"].append(statistics.median(r[k] for r in cpu_runs))
             most = max(most, moving[k])
         del frames
     lines = [f"classical vision (detect + track + events + assembly) beside cv2.VideoCapture.read, 1280x720 H.264, "
              f"{FPS:g} frames/s, 17 pieces, scenarios {', '.join(names)}, {passes} alternating pass(es), one core",
-             "stratum | frames | decode ms | ours ms | decode frames/s | ours frames/s | ours / decode"]
-    all_d, all_o = [], []
+             "stratum | frames | decode ms | ours ms | ours CPU ms | decode frames/s | ours frames/s | ours / decode"]
+    every = {"decode": [], "ours": [], "cpu": []}
     for s in STRATA:
-        d, o = per[s]["decode"], per[s]["ours"]
-        if not d:
+        if not per[s]["decode"]:
             continue
-        all_d += d
-        all_o += o
+        for k in every:
+            every[k] += per[s][k]
         label = f"{s} (up to {most})" if s == "several moving" else s
-        lines.append(_row(label, d, o))
-    lines.append(_row("all frames", all_d, all_o))
+        lines.append(_row(label, per[s]))
+    lines.append(_row("all frames", every))
     return lines
 
 
-def _row(label: str, d: list[float], o: list[float]) -> str:
-    md, mo = 1000 * statistics.median(d), 1000 * statistics.median(o)
-    return f"{label} | {len(d)} | {md:.2f} | {mo:.2f} | {1000 / md:.0f} | {1000 / mo:.0f} | {md / mo:.2f}"
+def _row(label: str, cell: dict) -> str:
+    md, mo, mc = (1000 * statistics.median(cell[k]) for k in ("decode", "ours", "cpu"))
+    return (f"{label} | {len(cell['decode'])} | {md:.2f} | {mo:.2f} | {mc:.2f} | {1000 / md:.0f} | {1000 / mo:.0f} | "
+            f"{md / mo:.2f}")
 
 
 def replay_table(work: Path, runs: int) -> list[str]:
@@ -169,7 +174,7 @@ def replay_table(work: Path, runs: int) -> list[str]:
     demo = simulate("novuss")
     if not (where / "video.mp4").exists():
         film(demo, where, FPS, (1280, 720))
-    base, secs, same, whole = [], [], [], []
+    base, secs, same, whole, cpu = [], [], [], [], []
     res = None
     command = [sys.executable, "-m", "judge.cli", "replay", str(where / "video.mp4"), "--game", "novuss", "--calibration",
                str(where / "calibration.json"), "--background", str(where / "empty-board.png"), "--state",
@@ -177,18 +182,22 @@ def replay_table(work: Path, runs: int) -> list[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
     for _ in range(runs):  # decode alone, the replay in this process, and the whole `shotjudge replay` alternate
         base.append(decode_only(where / "video.mp4"))
+        c0, m0 = time.process_time(), time.thread_time()
         res = judge_video(where / "video.mp4", "novuss", where / "calibration.json",
                           background=str(where / "empty-board.png"), state=where / "start-state.json")
         secs.append(res.seconds)
+        cpu.append((time.process_time() - c0, time.thread_time() - m0))
         ok = sum(same_ruling(s.ruling, t) for s, t in zip(res.shots, demo.truth))
         same.append(100.0 * ok / max(len(demo.truth), len(res.shots), 1))
         t = time.perf_counter()
-        subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         whole.append(time.perf_counter() - t)
     b, r, wp = statistics.median(base), statistics.median(secs), statistics.median(whole)
     dur = res.duration_s
     return [f"replay of the simulated Novuss match: {res.frames} frames, {dur:.1f} s at {FPS:g} frames/s 1280x720, "
-            f"{len(demo.truth)} shot(s), median of {runs} run(s) (decode on its own thread through PyAV)",
+            f"{len(demo.truth)} shot(s), median of {runs} run(s) (decode on its own thread through PyAV); replay CPU "
+            f"{statistics.median(c for c, _ in cpu):.2f} s (all threads), {statistics.median(m for _, m in cpu):.2f} s "
+            f"(judging thread: vision and rules)",
             "run | seconds | x real time | vs decode | rulings same %",
             f"decode only (PyAV) | {b:.2f} | {dur / b:.1f} | 1.00 | -",
             f"replay (judge_video, in this process) | {r:.2f} | {dur / r:.1f} | {r / b:.2f} | {statistics.median(same):.0f}",

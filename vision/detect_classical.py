@@ -63,7 +63,7 @@ from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
 from .hold import RestHold
-from .light_norm import LightNorm, LitFrame
+from .light_norm import LightNorm, LitFrame, scale_table
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
 from .rim import RimFitter, RimSeed
@@ -406,7 +406,7 @@ class ClassicalDetector:
         gain = self.light.gain(coarse, self._bg_coarse, self._quiet, self._mask)
         if gain is None:
             return LitFrame(image, None), self._bg_coarse
-        return LitFrame(image, gain), cv2.multiply(self._bg_coarse, tuple(float(g) for g in gain) + (0.0,))
+        return LitFrame(image, gain), cv2.LUT(self._bg_coarse, scale_table(gain))  # cv2.multiply's pixels
 
     def _split(self, image: np.ndarray, box, mm2_per_cpx: float, widest: float = math.inf) -> np.ndarray:
         """Seeds (coarse px) for the pieces of a blob that holds several (:func:`vision.blobs.peak_seeds`);

@@ -34,7 +34,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["LightNorm", "LitFrame"]
+__all__ = ["LightNorm", "LitFrame", "scale_table"]
 
 _GROW = np.ones((3, 3), np.uint8)
 
@@ -132,6 +132,13 @@ def _mid_mean(ratios: np.ndarray) -> float:
     return float(part[lo:hi].mean())
 
 
+def scale_table(factors) -> np.ndarray:
+    """The 256 x 1 x 3 ``cv2.LUT`` table of ``cv2.multiply(image, (*factors, 0))`` for a uint8 BGR image:
+    each grey level of each channel as the multiply gives it (elementwise: the same value wherever the
+    pixel is), applied at a fraction of the multiply's cost."""
+    return cv2.multiply(LitFrame._VALUES, tuple(float(f) for f in factors) + (0.0,)).reshape(256, 1, 3)
+
+
 class LitFrame:
     """A frame (uint8 BGR) divided by a per-channel ``gain`` (None: as it is), computed on first use.
     ``image``: the whole frame so; ``lit[y0:y1, x0:x1]`` (and ``shape``, as an array's): a window of it,
@@ -146,10 +153,7 @@ class LitFrame:
         self._image = None if self.corrected else raw
         self._table = None
         if self.corrected:
-            inv = tuple(float(1.0 / g) for g in gain) + (0.0,)
-            # each grey level of each channel as cv2.multiply(frame, inv) gives it (elementwise: the same
-            # value wherever the pixel is), applied with cv2.LUT at a fraction of the multiply's cost
-            self._table = cv2.multiply(self._VALUES, inv).reshape(256, 1, 3)
+            self._table = scale_table(tuple(float(1.0 / g) for g in gain))
 
     @property
     def image(self) -> np.ndarray:
