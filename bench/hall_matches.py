@@ -10,6 +10,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from rules.game import game_class
+
 GAMES = {"novuss": "set", "cvrnkana": "game"}
 GAP_S = 5.0  # between the end of one game and the first shot of the next
 
@@ -50,7 +52,7 @@ def shifted(record: dict, dt_s: float) -> dict:
 
 def two_game_match(game: str, first: list[dict], second: list[dict]) -> list[dict]:
     """Game 1 then game 2 (for Cvrnkaná with sides swapped: B starts it), game 2's times after game 1's."""
-    if game == "cvrnkana":
+    if game_class(game).starts_by_toss:  # clause 1: the other player starts the even games
         second = [swap_sides(r) for r in second]
     dt_s = first[-1]["t1"] + GAP_S - second[0]["t0"]
     return list(first) + [shifted(r, dt_s) for r in second]

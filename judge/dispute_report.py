@@ -169,7 +169,9 @@ def from_journal(path: str | Path, clips: str | Path | None = None, calibration:
     except JournalError as exc:
         raise UserError(str(exc)) from None
     game = match.get("game")
-    if game not in ("novuss", "cvrnkana"):
+    from rules.game import GAMES
+
+    if game not in GAMES:
         raise UserError(_("{path}: the journal names no game").format(path=path))
     profile, board, cal = _profile_and_board(game, calibration or match.get("calibration"))
     pages, loose = _pages(entries)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any, Mapping, Sequence
 
+from rules.game import game_class
 from rules.hints import PLACED
 
 from .i18n import N_, _
@@ -224,7 +225,7 @@ class PlacementCheck:
 
     def _moves(self, at: Point, seen: Point) -> str:
         """The move from ``seen`` to ``at`` in the referee's terms (see the module docstring)."""
-        if self.game == "cvrnkana":
+        if not game_class(self.game).walls:  # a field around a pit: no cushions to name
             parts = _around_pit(at, seen)
         else:
             dx, dy = at[0] - seen[0], at[1] - seen[1]

@@ -9,6 +9,8 @@ import argparse
 from dataclasses import replace
 from typing import Any, Mapping
 
+from rules.game import game_class
+
 from .journal import fold_entries
 from .i18n import _
 
@@ -70,7 +72,7 @@ def match_standing(entries: list[dict[str, Any]], points_novuss: Mapping[str, in
     except ValueError as exc:  # a profile or ruleset this hub does not know, a record it refuses
         return {"game": info.get("game"), "players": players, "error": str(exc).splitlines()[0]}
     score = match.score()
-    if info["game"] == "cvrnkana":
+    if game_class(info["game"]).points_by_rule:
         points, rule = score.get("points"), "clause 8"
     else:
         points, rule = _novuss(score, points_novuss), "organiser " + ",".join(f"{k}={v}" for k, v in points_novuss.items())

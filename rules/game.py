@@ -121,6 +121,8 @@ class Game:
     #: a coin toss decides who starts, and a match is a run of numbered games (else a player is simply
     #: named to strike first)
     starts_by_toss: ClassVar[bool] = False
+    #: the rules score a match in points of their own (Cvrnkaná clause 8); else the organiser sets them
+    points_by_rule: ClassVar[bool] = False
     #: the dataclass of the game's geometry (its fields are the profile's required geometry keys)
     geometry_type: ClassVar[type] = object
 
@@ -285,6 +287,7 @@ class CvrnkanaGame(Game):
     unexplained_launch = "touch"
     max_per_player = 20
     starts_by_toss = True
+    points_by_rule = True
     geometry_type = CvrnkanaGeometry
     geometry: CvrnkanaGeometry
 
