@@ -141,6 +141,9 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
     thread.start()
     last: Frame | None = None
     next_overlay_t = None
+    from .start_watch import StartWatch
+
+    watch = StartWatch()  # a video that begins during a shot: said, not lost silently
     try:
         while True:
             item = queue.get(timeout=0.5)
@@ -165,7 +168,12 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
             if recorder is not None:
                 recorder.add(frame)
             seen_revision = _tell(vision, match, seen_revision, frame)
+            if getattr(match, "hints", None) is not None:
+                watch.begin(match.hints.layout)
             _judge(_seen(vision.feed, frame, match), match, recorder, frame, result, source)
+            note = watch.check(vision.positions(), vision.in_shot, frame.t_s)
+            if note is not None:
+                match.note(note)
             if on_frame is not None:
                 on_frame(frame)
             if placement is not None:
