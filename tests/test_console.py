@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
-from calibration import default_profile
 from judge.journal import Journal
 from judge.match import Match, RefereeError
-from judge.overlay import OverlayHub, OverlayServer, board_for, create_app
+from judge.overlay import OverlayServer, create_app
 from novuss_shots import make_records, novuss_engine
+from overlay_helpers import judged_match
 from rules import parse_record
 
 TOKEN = "tok-console"
@@ -30,10 +30,7 @@ def flagged(raw: dict) -> dict:
 
 @pytest.fixture
 def console(tmp_path):
-    journal = Journal.open(tmp_path / "m.sqlite", create=True, match={"game": "novuss"})
-    hub = OverlayHub(board_for(default_profile("novuss")))
-    match = Match(novuss_engine(), journal, listeners=[hub])
-    match.judge(parse_record(flagged(make_records(1)[0])))
+    journal, hub, match = judged_match(tmp_path / "m.sqlite", [flagged(make_records(1)[0])])
     app = create_app(hub, match, TOKEN, hosts=("testserver",))
     yield app, hub, match, journal
     journal.close()

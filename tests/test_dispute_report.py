@@ -143,15 +143,11 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, argv, messag
 
 
 def _console(tmp_path):
-    from calibration import default_profile
     from judge.cmd_report import report_html
-    from judge.overlay import OverlayHub, board_for, create_app
+    from judge.overlay import create_app
+    from overlay_helpers import judged_match
 
-    journal = Journal.open(tmp_path / "m.sqlite", create=True, match={"game": "novuss"})
-    hub = OverlayHub(board_for(default_profile("novuss")))
-    match = Match(novuss_engine(), journal, listeners=[hub])
-    for raw in make_records(2):
-        match.judge(parse_record(raw))
+    journal, hub, match = judged_match(tmp_path / "m.sqlite", make_records(2))
     app = create_app(hub, match, "tok-123", hosts=("testserver",),
                      report=lambda: report_html(None, "en", journal=str(journal.path)))
     return journal, hub, match, app

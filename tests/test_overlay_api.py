@@ -7,12 +7,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from calibration import default_profile
-from judge.journal import Journal
-from judge.match import Match
-from judge.overlay import STATIC, OverlayHub, board_for, create_app
+from judge.overlay import STATIC, create_app
 from judge.overlay_draw import ContactMark, OverlayModel, TrackMark, ZoneMark, draw_overlay
-from novuss_shots import make_records, novuss_engine
+from novuss_shots import make_records
+from overlay_helpers import judged_match
 from rules import parse_record
 
 TOKEN = "s3cret-token"
@@ -20,11 +18,7 @@ TOKEN = "s3cret-token"
 
 @pytest.fixture
 def served(tmp_path):
-    journal = Journal.open(tmp_path / "m.sqlite", create=True, match={"game": "novuss"})
-    hub = OverlayHub(board_for(default_profile("novuss")))
-    match = Match(novuss_engine(), journal, listeners=[hub])
-    for raw in make_records(3):
-        match.judge(parse_record(raw))
+    journal, hub, match = judged_match(tmp_path / "m.sqlite", make_records(3))
     with TestClient(create_app(hub, match, TOKEN, hosts=("testserver",))) as client:
         yield client, hub, match, journal
     journal.close()

@@ -5,11 +5,9 @@ import shutil
 import numpy as np
 import pytest
 
-from calibration import default_profile
-from judge.journal import Journal
-from judge.match import Match
-from judge.overlay import OverlayHub, OverlayServer, board_for, create_app
-from novuss_shots import make_records, novuss_engine
+from judge.overlay import OverlayServer, create_app
+from novuss_shots import make_records
+from overlay_helpers import judged_match
 from rules import parse_record
 from rules.ruling import CODES
 
@@ -19,9 +17,7 @@ CHROMIUM = shutil.which("chromium")
 
 @pytest.fixture
 def server(tmp_path):
-    journal = Journal.open(tmp_path / "m.sqlite", create=True, match={"game": "novuss"})
-    hub = OverlayHub(board_for(default_profile("novuss")))
-    match = Match(novuss_engine(), journal, listeners=[hub])
+    journal, hub, match = judged_match(tmp_path / "m.sqlite")
     srv = OverlayServer(create_app(hub, match, "tok-123"), "127.0.0.1", 0).start()
     yield srv, hub, match, journal
     srv.stop()
