@@ -343,7 +343,7 @@ def _report_maker(args, match):
         from .cmd_report import report_html
 
         clips = None if args.no_clips else args.clips
-        return report_html(None, args.lang, journal=str(match.journal.path), clips=clips, calibration=args.calibration)
+        return report_html(args.lang, journal=str(match.journal.path), clips=clips, calibration=args.calibration)
 
     return make
 

@@ -35,16 +35,16 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def report_html(args_or_source, lang: str, *, journal: str | None = None, clips: str | None = None,
+def report_html(lang: str, *, replay_report: str | None = None, journal: str | None = None, clips: str | None = None,
                 calibration: str | None = None) -> str:
-    """The page from a replay report path, or (``journal``) from a journal."""
+    """The page from a replay report, or from a journal (with its clips and calibration for the crops)."""
     from rules.clauses import clause_text
 
     from .dispute_page import render_page
     from .dispute_report import from_journal, from_replay_report
     from .i18n import translator
 
-    report = from_journal(journal, clips, calibration) if journal else from_replay_report(args_or_source)
+    report = from_journal(journal, clips, calibration) if journal else from_replay_report(replay_report)
 
     def clause(clause_id: str, lang: str):
         try:
@@ -82,7 +82,7 @@ def run(args) -> int:
             raise UserError(_("{option} {path}: folder {folder} does not exist").format(option=option, path=path, folder=Path(path).parent))
     if args.journal is None and (args.clips or args.calibration):
         raise UserError(_("--clips and --calibration go with --journal (a replay report has its crops beside it)"))
-    page = report_html(args.replay_report, args.lang, journal=args.journal, clips=args.clips, calibration=args.calibration)
+    page = report_html(args.lang, replay_report=args.replay_report, journal=args.journal, clips=args.clips, calibration=args.calibration)
     with staged_files() as stage:
         if args.pdf:
             stage.file(args.pdf, lambda tmp: write_pdf(page, tmp))

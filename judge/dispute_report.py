@@ -10,7 +10,7 @@ evidence was too thin to time an instant it says so instead of printing a number
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -229,8 +229,6 @@ def _pages(entries: list[dict[str, Any]]) -> tuple[list[ShotPage], list[Decision
 
 
 def _with(page: ShotPage, decision: Decision, undone: bool | None = None) -> ShotPage:
-    from dataclasses import replace
-
     return replace(page, decisions=page.decisions + (decision,), undone=page.undone if undone is None else undone)
 
 
@@ -275,8 +273,6 @@ class _Cutter:
         self.clips, self.cal, self.profile = clips, cal, profile
 
     def page(self, page: ShotPage) -> ShotPage:
-        from dataclasses import replace
-
         if page.ruling is None and page.error is None:
             return page
         return replace(page, instants=tuple(self.instants(page)))

@@ -33,6 +33,7 @@ from rules import RecordError
 from rules.record import Shot
 
 from .i18n import N_, _
+from .start_watch import StartWatch
 
 __all__ = ["FrameQueue", "LiveResult", "run_live", "source_key", "ConsoleAnnouncer", "review_reasons"]
 
@@ -141,8 +142,6 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
     thread.start()
     last: Frame | None = None
     next_overlay_t = None
-    from .start_watch import StartWatch
-
     watch = StartWatch()  # a video that begins during a shot: said, not lost silently
     try:
         while True:

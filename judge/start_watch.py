@@ -39,8 +39,8 @@ class StartWatch:
         if in_shot:  # vision saw a shot begin: from here on it judges what it sees
             self._done = True
             return None
-        moved = {p: math.dist(xy, self._layout[p]) for p, xy in positions.items()
-                 if p in self._layout and math.dist(xy, self._layout[p]) > self.moved_mm}
+        away = {p: math.dist(xy, self._layout[p]) for p, xy in positions.items() if p in self._layout}
+        moved = {p: mm for p, mm in away.items() if mm > self.moved_mm}
         if not moved:
             return None
         self._done = True

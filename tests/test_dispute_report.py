@@ -149,7 +149,7 @@ def _console(tmp_path):
 
     journal, hub, match = judged_match(tmp_path / "m.sqlite", make_records(2))
     app = create_app(hub, match, "tok-123", hosts=("testserver",),
-                     report=lambda: report_html(None, "en", journal=str(journal.path)))
+                     report=lambda: report_html("en", journal=str(journal.path)))
     return journal, hub, match, app
 
 
