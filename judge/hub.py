@@ -68,13 +68,11 @@ class Hub:
     def hall(self) -> dict[str, Any]:
         """Every table's current match and standing, and the players' ranking over all matches."""
         with self._lock:
-            standings = [dict(s) for s in self.standings.values()]
+            standings = {key: dict(s) for key, s in self.standings.items()}
             tables = {t: dict(info) for t, info in self.tables.items()}
-        current = []
-        for table, info in sorted(tables.items()):
-            standing = next((s for s in standings if s["table"] == table and s["match"] == info["match"]), None)
-            current.append({"table": table, "info": info, "standing": standing})
-        return {"tables": current, "ranking": player_ranking(standings), "counts": self.counts()}
+        current = [{"table": table, "info": info, "standing": standings.get((table, info["match"]))}
+                   for table, info in sorted(tables.items())]
+        return {"tables": current, "ranking": player_ranking(list(standings.values())), "counts": self.counts()}
 
     def counts(self) -> dict[str, int]:
         return {"received": self.received, "stored": self.stored, "duplicates": self.duplicates,

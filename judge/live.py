@@ -167,12 +167,9 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
             if recorder is not None:
                 recorder.add(frame)
             seen_revision = _tell(vision, match, seen_revision, frame)
-            if getattr(match, "hints", None) is not None:
-                watch.begin(match.hints.layout)
+            if not watch.done:  # until vision sees its first shot begin: then nothing more each frame
+                _watch_start(watch, vision, match, frame)
             _judge(_seen(vision.feed, frame, match), match, recorder, frame, result, source)
-            note = watch.check(vision.positions(), vision.in_shot, frame.t_s)
-            if note is not None:
-                match.note(note)
             if on_frame is not None:
                 on_frame(frame)
             if placement is not None:
@@ -255,6 +252,17 @@ def _tell(vision, match, seen_revision, frame: Frame):
     else:
         vision.tell(hints)
     return revision
+
+
+def _watch_start(watch, vision, match, frame: Frame) -> None:
+    """The start watch (``judge.start_watch``) on what vision has seen up to this frame: the layout the match
+    started from, the note to the referee if pieces moved with no shot seen."""
+    hints = getattr(match, "hints", None)
+    if hints is not None:
+        watch.begin(hints.layout)
+    note = watch.check(vision.positions(), vision.in_shot, frame.t_s)
+    if note is not None:
+        match.note(note)
 
 
 def _seen(step, frame: Frame, match):
@@ -353,7 +361,7 @@ class ConsoleAnnouncer:
                                    markup=True)
             if ruling.get("game_over"):
                 over = ruling["game_over"]
-                said = _(RESULTS.get(over["result"], "game over: {winner} wins")).format(winner=over.get("winner") or "")
+                said = _(RESULTS.get(over["result"], RESULTS["win"])).format(winner=over.get("winner") or "")
                 self.console.print(f"  [bold green]{escape(said)}[/]")
                 match = (event.get("state") or {}).get("match")
                 if match:

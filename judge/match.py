@@ -34,11 +34,11 @@ __all__ = ["Match", "JudgedShot", "RefereeError", "fold_games"]
 Listener = Callable[[dict], None]
 REASON_CODE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 PIECE_ID = re.compile(r"[A-Za-z][A-Za-z0-9]{0,9}")
-ENTRY_STEP_S = 0.001
+ENTRY_STEP_S = 0.001  # a referee-entered shot is timed this long after the last judged one
 #: the words for each referee decision's values (``engine.DECISIONS``), on the console and in the announcement
 DECISION_LABELS = {("first_contact", "own"): N_("own pawn first"), ("first_contact", "opponent"): N_("opponent's pawn first"),
                    ("first_contact", "both"): N_("own and opponent's together"),
-                   ("bat_zone", "in"): N_("bat in the zone"), ("bat_zone", "out"): N_("bat clear of the zone")}  # a referee-entered shot is timed this long after the last judged one
+                   ("bat_zone", "in"): N_("bat in the zone"), ("bat_zone", "out"): N_("bat clear of the zone")}
 
 
 #: who made a referee entry (a notice names them, translated)

@@ -35,9 +35,10 @@ class PlacementView:
 
         if status is None:
             return image
-        out = np.array(image, copy=True)
-        if before is not None and before.shape == out.shape:
-            out = cv2.addWeighted(before, self.before_opacity, out, 1.0 - self.before_opacity, 0.0)
+        if before is not None and before.shape == image.shape:  # a new array either way: the input stays as it was
+            out = cv2.addWeighted(before, self.before_opacity, image, 1.0 - self.before_opacity, 0.0)
+        else:
+            out = np.array(image, copy=True)
         scale = max(1.0, out.shape[1] / 1280.0)
         thick = max(1, int(round(2 * scale)))
         for p in status.pieces:

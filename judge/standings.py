@@ -30,24 +30,6 @@ def novuss_points(text: str) -> dict[str, int]:
     return points
 
 
-class EntriesView:
-    """Read-only stand-in for a ``Journal`` over published entries: enough for ``Match`` to fold them. A
-    record written ahead and not judged is the table's to settle (the hub is never sent one)."""
-
-    def __init__(self, entries: list[dict[str, Any]]):
-        self._entries = entries
-        self._match = next((e["payload"] for e in entries if e["kind"] == "match"), None)
-
-    def match(self) -> dict[str, Any] | None:
-        return dict(self._match) if self._match is not None else None
-
-    def entries(self, kind: str | None = None) -> list[dict[str, Any]]:
-        return [e for e in self._entries if kind is None or e["kind"] == kind]
-
-    def resume(self):
-        return replace(fold_entries(self.match() or {}, self._entries), pending=())
-
-
 def engine_of(match: Mapping[str, Any]):
     """The table's rule engine, from its journal's ``match`` entry (ruleset, profile, options)."""
     from calibration import profile_for
@@ -60,27 +42,28 @@ def engine_of(match: Mapping[str, Any]):
 
 def match_standing(entries: list[dict[str, Any]], points_novuss: Mapping[str, int] = NOVUSS_POINTS) -> dict[str, Any]:
     """A table's match from its entries (seq order, no hole): players, score, points, shots, the last call."""
-    from .match import Match
+    from .match import fold_games
 
-    view = EntriesView(entries)
-    info = view.match()
+    info = next((dict(e["payload"]) for e in entries if e["kind"] == "match"), None)
     if info is None:
         return {"error": "the match entry has not arrived"}
     players = {"A": "A", "B": "B", **dict(info.get("players") or {})}
+    # folded as the table's own Match folds its journal (a record written ahead and not judged is the table's
+    # to settle: the hub is never sent one)
+    resume = replace(fold_entries(info, entries), pending=())
     try:
-        match = Match(engine_of(info), view, lang=info.get("lang", "en"))  # type: ignore[arg-type]
+        score = fold_games(engine_of(info), resume, info.get("games"))
     except ValueError as exc:  # a profile or ruleset this hub does not know, a record it refuses
         return {"game": info.get("game"), "players": players, "error": str(exc).splitlines()[0]}
-    score = match.score()
     if game_class(info["game"]).points_by_rule:
         points, rule = score.get("points"), "clause 8"
     else:
         points, rule = _novuss(score, points_novuss), "organiser " + ",".join(f"{k}={v}" for k, v in points_novuss.items())
-    shots = view.entries("shot")
+    shots = [e for e in entries if e["kind"] == "shot"]
     last = {"game_no": shots[-1]["game_no"], "shot_no": shots[-1]["shot_no"],
             "ruling": shots[-1]["payload"]["ruling"]} if shots else None
     return {"game": info["game"], "players": players, "score": score, "points": points, "points_rule": rule,
-            "shots": len(shots), "game_no": match.game_no, "last": last, "error": None}
+            "shots": len(shots), "game_no": resume.game_no, "last": last, "error": None}
 
 
 def _novuss(score: Mapping[str, Any], points: Mapping[str, int]) -> dict[str, int] | None:

@@ -26,7 +26,7 @@ class StartWatch:
     def __init__(self, moved_mm: float = MOVED_MM):
         self.moved_mm = moved_mm
         self._layout: dict[str, tuple[float, float]] | None = None
-        self._done = False
+        self.done = False  # the note was given, or vision saw a shot begin: nothing more to watch
 
     def begin(self, layout: Mapping[str, tuple[float, float]]) -> None:
         if self._layout is None:
@@ -34,16 +34,16 @@ class StartWatch:
 
     def check(self, positions: Mapping[str, tuple[float, float]], in_shot: bool, t_s: float) -> str | None:
         """The note for the referee the first time pieces are found moved with no shot seen, else None."""
-        if self._done or self._layout is None:
+        if self.done or self._layout is None:
             return None
         if in_shot:  # vision saw a shot begin: from here on it judges what it sees
-            self._done = True
+            self.done = True
             return None
         away = {p: math.dist(xy, self._layout[p]) for p, xy in positions.items() if p in self._layout}
         moved = {p: mm for p, mm in away.items() if mm > self.moved_mm}
         if not moved:
             return None
-        self._done = True
+        self.done = True
         pieces = ", ".join(f"{p} {mm:.0f} mm" for p, mm in sorted(moved.items()))
         return _("at {t} s of the video pieces had moved with no shot seen ({pieces}): the video began during a shot "
                  "(or the start state is not the board's); that shot is not judged, the referee decides it").format(

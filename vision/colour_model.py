@@ -137,17 +137,16 @@ class ColourModel:
             return [None] * len(colours)
         protos = np.stack([self.prototypes[c] for c in classes])
         d = distance(colours[:, None, :], protos[None, :, :])
+        # each class's own tolerance, once: a family of marbles that differ among themselves is a wide ball, a
+        # pawn colour a narrow one, and "clearly nearer" means nearer in those units
+        tol = np.array([self.tolerance[c] if c in self.tolerance else self.learned_tolerance(c) for c in classes])
         for k, c in enumerate(classes):
             if c in self.anchors:
                 d[:, k] = np.minimum(d[:, k], distance(colours, self.anchors[c]))
             if c in self.members:  # one marble's own colour: a narrower ball than the family's, scaled to it
                 own = distance(colours[:, None, :], self.members[c][None]).min(axis=1)
-                tol_c = self.tolerance.get(c, self.learned_tolerance(c))
-                d[:, k] = np.minimum(d[:, k], own * tol_c / (self.member_tolerance * self.colour_tolerance))
+                d[:, k] = np.minimum(d[:, k], own * tol[k] / (self.member_tolerance * self.colour_tolerance))
         raw = d.copy()
-        # in units of each class's own tolerance: a family of marbles that differ among themselves is a wide
-        # ball, a pawn colour a narrow one, and "clearly nearer" means nearer in those units
-        tol = np.array([self.tolerance.get(c, self.learned_tolerance(c)) for c in classes])
         d = d / tol[None, :]
         best = np.argmin(d, axis=1)
         second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
