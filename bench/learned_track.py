@@ -12,14 +12,21 @@ turn, through each path (the order rotates frame by frame, so the shared machine
 * ``shotjudge learned``: ``models/shotjudge-det.onnx`` loaded by ``vision.detectors.make_detector("learned")``
   inside ``vision.pipeline.Pipeline`` (tracker, segmenter, events, shot records) with the shot assembler of
   ``judge.replay``, started from the true layout at the first frame, as ``judge replay`` starts from the state;
+* ``shotjudge learned+crops``: the same, with ``crop_weights`` (``--crop-weights``, default the shipped
+  ``models/shotjudge-det-crops.onnx``, the same network for any input size): the whole frame only to
+  (re)acquire, batched crops where the picture changed between (``vision.detect_crops``), as the judge runs it;
+* ``model.track bytetrack (crops' weights)``: the plain tracker on the crops' file, so the speed-up is not the
+  file's;
 * ``model.track bytetrack`` / ``botsort``: ``YOLO(onnx).track(frame, persist=True, tracker=...)``, ultralytics'
   own defaults (conf 0.1, IoU matching, Kalman boxes), no layout given;
 * ``model.predict`` (no tracker): the floor, and what the detector alone finds.
 
 All four are separate ultralytics models on the same ONNX file, each ONNX Runtime session rebuilt with the
 same options (``--threads`` intra-op threads, one inter-op, no spin-waiting) and torch/OpenCV set to the same
-thread count. Timing: wall time of each path's call per frame; median, 90th percentile, frames/s and the
-ratio to ``model.track bytetrack`` (per-frame paired ratio, median).
+thread count. Timing: wall time of each path's call per frame; median, 90th percentile, frames/s (frames over
+the path's total seconds) and *x faster*: ``model.track bytetrack``'s total seconds over the path's, on every
+frame and on the frames in which a true piece moves (the shot itself). *recall*: true pieces on view matched
+by a detection within a diameter, over the true pieces on view (summed over frames).
 
 Identity against the simulator's truth: each path's detections (board mm through the calibration's
 ``PlaneMap.to_board_mm``) are matched one-to-one, nearest first, to the true pieces on view within one piece
@@ -85,13 +92,18 @@ class IdentityScore:
     bat_frames: int = 0
     bat_found: int = 0
     bat_breaks: int = 0
+    on_view: int = 0
+    found: int = 0
     owner: dict = field(default_factory=dict)
     last: dict = field(default_factory=dict)
     labels_of: dict = field(default_factory=dict)
     _bat_label: object = None
 
-    def add(self, pairs, bat_struck: bool = False, log=None) -> None:
-        """One frame's matched pairs; ``log(text)`` is told each switch and bat break."""
+    def add(self, pairs, bat_struck: bool = False, log=None, on_view: int = 0) -> None:
+        """One frame's matched pairs; ``log(text)`` is told each switch and bat break; ``on_view``: the true
+        pieces a camera could see (recall = matched / on view)."""
+        self.on_view += on_view
+        self.found += len(pairs)
         right = True
         for label, piece in pairs:
             if label is None:
@@ -121,13 +133,17 @@ class IdentityScore:
                 self._bat_label = on_bat[0]
 
     @property
+    def recall(self) -> float:
+        return self.found / self.on_view if self.on_view else float("nan")
+
+    @property
     def fragmented(self) -> int:
         return sum(len(v) - 1 for v in self.labels_of.values())
 
     def merged(self, other: "IdentityScore") -> "IdentityScore":
         """Figures of two clips together (labels of different clips never meet)."""
         out = IdentityScore(self.named)
-        for k in ("switches", "frames", "frames_right", "bat_frames", "bat_found", "bat_breaks"):
+        for k in ("switches", "frames", "frames_right", "bat_frames", "bat_found", "bat_breaks", "on_view", "found"):
             setattr(out, k, getattr(self, k) + getattr(other, k))
         out.labels_of = {(i, p): v for i, s in enumerate((self, other)) for p, v in s.labels_of.items()}
         return out
@@ -165,15 +181,14 @@ def pin_session(yolo, weights: Path, threads: int) -> None:
 
 
 class Ours:
-    name = "shotjudge learned"
-
-    def __init__(self, profile, plane, weights: Path, threads: int, conf: float):
+    def __init__(self, profile, plane, weights: Path, threads: int, conf: float, crop_weights: Path | None = None):
         from judge.setup import assembler_for
         from vision.detectors import make_detector
         from vision.pipeline import Pipeline
 
-        self.detector = make_detector("learned", plane, profile, weights=weights, conf=conf)
-        pin_session(self.detector.model, weights, threads)
+        self.name = "shotjudge learned+crops" if crop_weights else "shotjudge learned"
+        self.detector = make_detector("learned", plane, profile, weights=weights, conf=conf, crop_weights=crop_weights)
+        pin_session(getattr(self.detector, "full", self.detector).model, weights, threads)
         self.pipe = Pipeline(profile, detector=self.detector, assembler=assembler_for(profile, self.detector))
         self.split = {"detect": [], "track+events": []}
         self.records = 0
@@ -200,15 +215,17 @@ class Ours:
 class Ultra:
     """Plain ultralytics on the same ONNX file: ``track`` with one of its trackers, or ``predict``."""
 
-    def __init__(self, weights: Path, plane, threads: int, tracker: str | None, conf: float | None, imgsz):
+    def __init__(self, weights: Path, plane, threads: int, tracker: str | None, conf: float | None, imgsz, tag: str = ""):
         from ultralytics import YOLO
 
-        self.name = f"model.track {tracker}" if tracker else "model.predict"
+        self.name = (f"model.track {tracker}" if tracker else "model.predict") + (f" ({tag})" if tag else "")
         self.model, self.plane, self.tracker, self.conf, self.imgsz = YOLO(str(weights), task="detect"), plane, tracker, conf, imgsz
         h, w = plane.image_size[1], plane.image_size[0]
         self._call(np.zeros((h, w, 3), np.uint8))  # builds the predictor (ultralytics opens the file here)
-        pin_session(self.model, weights, threads)
-        self.session = self.model.predictor.model.backend.session
+        self.onnx = weights.suffix == ".onnx"
+        if self.onnx:  # PyTorch weights run on torch's threads (set for every path in run_clip)
+            pin_session(self.model, weights, threads)
+        self.session = self.model.predictor.model.backend.session if self.onnx else None
         if tracker:
             del self.model.predictor.trackers  # the clip starts with a fresh tracker (made at the next call)
 
@@ -223,7 +240,7 @@ class Ultra:
 
     def step(self, image, frame: int, t_s: float):
         r = self._call(image)
-        if self.model.predictor.model.backend.session is not self.session:
+        if self.onnx and self.model.predictor.model.backend.session is not self.session:
             raise RuntimeError(f"{self.name}: ultralytics rebuilt its ONNX session; the thread settings are lost")
         if r.boxes is None or len(r.boxes) == 0:
             return []
@@ -255,8 +272,11 @@ def run_clip(args, profile, scenario: str, times: dict, scores: dict) -> dict:
     renderer, classical = setup(profile, clip, FPS, args.seed, colours="appearance")
     plane = classical.plane
     weights = Path(args.weights)
+    crop_weights = Path(args.crop_weights)
     paths = [Ours(profile, plane, weights, args.threads, args.conf),
-             Ultra(weights, plane, args.threads, "bytetrack", None, DEFAULT_IMGSZ)]
+             Ours(profile, plane, weights, args.threads, args.conf, crop_weights=crop_weights),
+             Ultra(weights, plane, args.threads, "bytetrack", None, DEFAULT_IMGSZ),
+             Ultra(crop_weights, plane, args.threads, "bytetrack", None, DEFAULT_IMGSZ, tag="crops' weights")]
     if not args.no_botsort:
         paths.append(Ultra(weights, plane, args.threads, "botsort", None, DEFAULT_IMGSZ))
     paths.append(Ultra(weights, plane, args.threads, None, args.conf, DEFAULT_IMGSZ))
@@ -276,6 +296,10 @@ def run_clip(args, profile, scenario: str, times: dict, scores: dict) -> dict:
         truth = truth_of(profile, fr)
         fast = "bat" in truth and bat_speed_mm_s(clip, fr.t_s) > STRIKE_MM_S
         struck += fast
+        before = clip.frame(k - 1, FPS)
+        was = {q.id: (q.x_mm, q.y_mm) for q in before.pieces}
+        times.setdefault("_moving", []).append(any(math.dist((q.x_mm, q.y_mm), was.get(q.id, (q.x_mm, q.y_mm))) > 0.05
+                                                   for q in fr.pieces))
         n = len(paths)
         for j in range(n):
             p = paths[(k + j) % n]  # rotate the order every frame
@@ -286,14 +310,19 @@ def run_clip(args, profile, scenario: str, times: dict, scores: dict) -> dict:
                 if args.verbose else None
             if p.name == "model.predict":
                 got = [(None, xy) for _, xy in got]
-            clip_scores[p.name].add(match(got, truth), fast, log)
+            clip_scores[p.name].add(match(got, truth), fast, log, on_view=len(truth))
     for p in paths:
         p.finish()
         scores[p.name] = scores[p.name].merged(clip_scores[p.name]) if p.name in scores else clip_scores[p.name]
-    ours = paths[0]
+    ours, cropped = paths[0], paths[1]
     for stage, v in ours.split.items():
         times.setdefault(f"  {stage}", []).extend(v)
-    return {"scenario": scenario, "frames": last - first - 1, "from": first + 1, "struck": struck, "records": ours.records}
+    for stage, v in cropped.split.items():
+        times.setdefault(f"  {stage} ", []).extend(v)
+    crops = cropped.detector
+    return {"scenario": scenario, "frames": last - first - 1, "from": first + 1, "struck": struck, "records": ours.records,
+            "records_crops": cropped.records, "whole": crops.whole_frames, "crops": crops.crops_run,
+            "crop_px": crops.crop_px_run, "frame_px": (last - first - 1) * plane.image_size[0] * plane.image_size[1]}
 
 
 # -- the table ------------------------------------------------------------------------------------------------
@@ -306,6 +335,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2, help="ONNX Runtime intra-op, torch and OpenCV threads, every path")
     ap.add_argument("--conf", type=float, default=0.25, help="shotjudge's detector threshold (model.track keeps its 0.1)")
     ap.add_argument("--weights", default=str(ROOT / "models" / "shotjudge-det.onnx"))
+    ap.add_argument("--crop-weights", default=str(ROOT / "models" / "shotjudge-det-crops.onnx"),
+                    help="weights of any input size for the crops path (and the second plain tracker)")
     ap.add_argument("--no-botsort", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="print every id switch and bat break (stderr)")
     ap.add_argument("--quick", action="store_true", help="the 'opening' strike only, frames 101-200, no botsort")
@@ -338,25 +369,37 @@ def main(argv=None) -> int:
           f" (seed {args.seed}), 1280x720 {FPS:g} fps rendered, {n} frames, bat struck (>1 m/s) in "
           f"{sum(c['struck'] for c in clips)}; ONNX Runtime {args.threads} intra-op thread(s), torch "
           f"{torch.get_num_threads()}, OpenCV {cv2.getNumThreads()}; order rotated per frame")
-    print(f"{'path':<22} | {'ms/frame med':>12} | {'p90':>6} | {'fps':>5} | {'x bytetrack':>11} | {'id switches':>11} | "
-          f"{'bat found':>9} | {'bat breaks':>10} | {'fragmented':>10} | {'all right %':>11}")
-    order = ["shotjudge learned", "  detect", "  track+events", base, "model.track botsort", "model.predict"]
+    moving = np.array(times.pop("_moving"), bool)
+    print(f"{'path':<36} | {'ms/frame med':>12} | {'p90':>6} | {'fps':>6} | {'x faster all':>12} | {'x faster moving':>15} | "
+          f"{'recall %':>8} | {'id switches':>11} | {'bat found':>9} | {'bat breaks':>10} | {'fragmented':>10} | "
+          f"{'all right %':>11}")
+    order = ["shotjudge learned", "  detect", "  track+events", "shotjudge learned+crops", "  detect ", "  track+events ",
+             base, f"{base} (crops' weights)", "model.track botsort", "model.predict"]
     for name in [n for n in order if n in times]:
-        ts = times[name]
-        ms = 1000 * np.array(ts)
+        ts = np.array(times[name])
+        ms = 1000 * ts
         med = float(np.median(ms))
-        ratio = float(np.median(np.array(ts) / np.array(times[base]))) if not name.startswith(" ") else float("nan")
         s = scores.get(name)
         if s is None:  # a stage of ours
-            print(f"{name:<22} | {med:12.1f} | {np.percentile(ms, 90):6.1f} | {'':>5} | {'':>11} |")
+            print(f"{name:<36} | {med:12.1f} | {np.percentile(ms, 90):6.1f} | {'':>6} | {'':>12} | {'':>15} |")
             continue
+        bt = np.array(times[base])
+        faster = bt.sum() / ts.sum()  # throughput over the clip: the plain tracker's seconds over ours
+        faster_moving = bt[moving].sum() / ts[moving].sum() if moving.any() else float("nan")
         ids = s.named or name != "model.predict"
-        print(f"{name:<22} | {med:12.1f} | {np.percentile(ms, 90):6.1f} | {1000 / med:5.2f} | {ratio:11.3f} | "
+        print(f"{name:<36} | {med:12.1f} | {np.percentile(ms, 90):6.1f} | {1000 * len(ts) / ms.sum():6.1f} | "
+              f"{faster:12.2f} | {faster_moving:15.2f} | {100 * s.recall:8.1f} | "
               f"{s.switches if ids else '-':>11} | {f'{s.bat_found}/{s.bat_frames}':>9} | "
               f"{s.bat_breaks if ids else '-':>10} | {s.fragmented if ids else '-':>10} | "
               f"{(f'{100 * s.frames_right / max(s.frames, 1):.1f}' if ids else '-'):>11}")
-    print(f"shot records from shotjudge: {', '.join(c['scenario'] + ' ' + str(c['records']) for c in clips)} "
-          f"(each clip is one shot); total {time.perf_counter() - t_all:.0f} s")
+    print(f"fps: frames over the path's total seconds; x faster: {base}'s total seconds over the path's, on all "
+          f"{len(moving)} frames and on the {int(moving.sum())} in which a piece moves; recall: true pieces on view "
+          f"matched within a diameter / on view")
+    print(f"shot records from shotjudge: {', '.join(c['scenario'] + ' ' + str(c['records']) for c in clips)}, with crops "
+          f"{', '.join(c['scenario'] + ' ' + str(c['records_crops']) for c in clips)} (each clip is one shot); crops path: "
+          f"{sum(c['whole'] for c in clips)} whole frames, {sum(c['crops'] for c in clips)} crops "
+          f"({100 * sum(c['crop_px'] for c in clips) / sum(c['frame_px'] for c in clips):.1f} % of the frames' pixels); "
+          f"total {time.perf_counter() - t_all:.0f} s")
     return 0
 
 

@@ -40,8 +40,9 @@ def register(sub) -> None:
     p.add_argument("--no-resume", dest="resume", action="store_false", help=_("start over even if last.pt exists"))
     p.add_argument("--export-to", default="models", help=_("folder for the exported model ('' to skip export)"))
     p.add_argument("--stem", default="shotjudge-det", help=_("exported file name without extension"))
-    p.add_argument("--formats", default="pt,onnx", help=_("comma-separated export formats: pt, onnx, ncnn (ncnn needs "
-                                                          "'pip install pnnx ncnn')"))
+    p.add_argument("--formats", default="pt,onnx,onnx-crops",
+                   help=_("comma-separated export formats: pt, onnx, onnx-crops (any input size: the learned path's "
+                          "crops), ncnn (ncnn needs 'pip install pnnx ncnn')"))
     p.add_argument("--export-size", default="1280x736", help=_("inference size WIDTHxHEIGHT of the exported model"))
     p.set_defaults(func=run, resume=True)
 

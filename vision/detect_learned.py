@@ -112,13 +112,24 @@ class LearnedDetector:
         """The pieces on the surface now: the network needs no colours, so nothing to learn (the classical
         detector measures them here)."""
 
-    def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
-        result = self.predict(image)
-        dets = one_box_per_disc(Detections.from_ultralytics(result, self.plane.to_board_mm, frame, t_s, self.classes,
+    def predict_batch(self, images: list[np.ndarray], imgsz: int) -> list:
+        """The network's boxes for several images of one size at once (crops: ``vision.detect_crops``), one
+        ``Results`` each; needs weights that take any input size (``.pt``, NCNN), not the fixed ONNX file."""
+        floor = lowest_threshold(self.conf)
+        return list(self.model.predict(images, imgsz=imgsz, conf=floor, iou=self.iou, max_det=300, verbose=False,
+                                       predictor=self._predictor))
+
+    def detections_of(self, result, frame: int, t_s: float) -> Detections:
+        """One ``Results`` (boxes in the whole image's px) as board-mm detections, one box per disc."""
+        return one_box_per_disc(Detections.from_ultralytics(result, self.plane.to_board_mm, frame, t_s, self.classes,
                                                             self.conf))
-        if self.refiner is not None:
-            dets = self.refiner.refine(image, dets, self.background)
-        return dets
+
+    def refined(self, image: np.ndarray, dets: Detections) -> Detections:
+        """``dets`` with sub-pixel centres by the rim fit where this detector refines (else as they are)."""
+        return dets if self.refiner is None else self.refiner.refine(image, dets, self.background)
+
+    def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:
+        return self.refined(image, self.detections_of(self.predict(image), frame, t_s))
 
 
 def one_box_per_disc(dets: Detections) -> Detections:

@@ -91,7 +91,9 @@ def make_detector(kind: str, plane, profile, weights: str | Path | None = None, 
     """The detector named by ``kind``; if the learned one cannot be loaded and ``fallback == "classical"``,
     the classical one (with a logged warning) instead of an error. The classical detector (given the
     calibration's piece ``appearance``) still needs ``learn_background`` / ``learn_colours`` from the
-    calibration step. ``learned``: ``load_learned``'s options; ``game`` defaults to the profile's (only
+    calibration step. ``learned``: ``load_learned``'s options, and ``crop_weights`` (weights that take any
+    input size, the ``.pt``): the whole frame only to (re)acquire, crops where the picture changed between
+    (``vision.detect_crops``: the learned path in real time); ``game`` defaults to the profile's (only
     that game's classes compete for a box: ``bench/learned_remedies.py`` measured fewer misses and a third
     fewer false alarms; ``game=None`` lets every class compete as before)."""
     if kind not in ("learned", "classical"):
@@ -100,8 +102,19 @@ def make_detector(kind: str, plane, profile, weights: str | Path | None = None, 
         raise VisionError(f"detector fallback must be 'classical' or none, got {fallback!r}")
     if kind == "learned":
         learned.setdefault("game", getattr(profile, "game", None))
+        crop_weights = learned.pop("crop_weights", None)
         try:
-            return load_learned(weights, plane, imgsz, conf, profile=profile, **learned)
+            found = load_learned(weights, plane, imgsz, conf, profile=profile, **learned)
+            if crop_weights is None:
+                return found
+            from .board import Surface
+            from .detect_crops import CroppedDetector
+
+            if _fixed_input(crop_weights):
+                raise VisionError(f"learned detector: {crop_weights} takes only whole frames, not crops; export "
+                                  f"the network for any input size (shotjudge train --formats onnx-crops)")
+            crops = load_learned(crop_weights, plane, imgsz, conf, profile=profile, **learned)
+            return CroppedDetector(found, crops, piece_mm=2.0 * max(Surface.from_profile(profile).radius_mm.values()))
         except VisionError as exc:
             if fallback != "classical":
                 raise
@@ -109,3 +122,18 @@ def make_detector(kind: str, plane, profile, weights: str | Path | None = None, 
     from .detect_classical import ClassicalDetector
 
     return ClassicalDetector(plane, profile, appearance=appearance)
+
+
+def _fixed_input(weights: str | Path) -> bool:
+    """Whether an ONNX file's network takes only one input size (a whole frame); ``.pt`` weights and NCNN
+    take any size."""
+    path = Path(weights)
+    if path.suffix != ".onnx" or not path.is_file():
+        return False
+    import onnx
+
+    try:
+        dims = onnx.load(str(path), load_external_data=False).graph.input[0].type.tensor_type.shape.dim
+    except Exception:  # noqa: BLE001 - a damaged file: load_learned says so in one line
+        return False
+    return all(d.HasField("dim_value") for d in dims[2:])

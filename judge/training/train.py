@@ -195,8 +195,10 @@ def train(spec: TrainSpec, data_yaml: str | Path, resume: bool = True) -> Path:
 def export(weights: str | Path, out_dir: str | Path, stem: str, imgsz: tuple[int, int] = (736, 1280),
            formats: tuple[str, ...] = ("onnx",)) -> dict[str, Path]:
     """Export ``weights`` for inference on whole frames (``imgsz`` = height, width) into ``out_dir`` as
-    ``<stem>.pt`` / ``<stem>.onnx`` / ``<stem>_ncnn_model/``; returns what was written. NCNN needs the
-    ``pnnx`` converter installed (``pip install pnnx ncnn``); a format that fails is a ``VisionError``."""
+    ``<stem>.pt`` / ``<stem>.onnx`` / ``<stem>_ncnn_model/``, and ``onnx-crops``: ``<stem>-crops.onnx``, the
+    same network taking any input size and batch (the learned path's crops, ``vision.detect_crops``);
+    returns what was written. NCNN needs the ``pnnx`` converter installed (``pip install pnnx ncnn``); a
+    format that fails is a ``VisionError``."""
     from vision.yolo_offline import offline_ultralytics
 
     offline_ultralytics()
@@ -214,14 +216,16 @@ def export(weights: str | Path, out_dir: str | Path, stem: str, imgsz: tuple[int
                 written[fmt] = out / src.name
                 continue
             model = YOLO(str(src), task="detect")
-            kw = dict(format=fmt, imgsz=list(imgsz), device="cpu", dynamic=False)
-            if fmt == "onnx":
+            crops = fmt == "onnx-crops"
+            kw = dict(format="onnx" if crops else fmt, imgsz=[128, 128] if crops else list(imgsz), device="cpu",
+                      dynamic=crops)
+            if fmt in ("onnx", "onnx-crops"):
                 kw.update(simplify=False, opset=None)
             try:
                 path = Path(model.export(**kw))
             except Exception as exc:  # e.g. NCNN without its converter installed
                 raise VisionError(f"export to {fmt} failed: {exc}") from None
-            dest = out / path.name
+            dest = out / (f"{stem}-crops.onnx" if crops else path.name)
             if dest.exists():
                 shutil.rmtree(dest) if dest.is_dir() else dest.unlink()
             shutil.move(str(path), dest)
