@@ -2,7 +2,9 @@
 
 Each file is written under a temporary name in its own folder and renamed over its target only when every
 file of its group is complete; on any failure the temporary files are removed and the targets are as they
-were. A disk error names the target, not the temporary name the user never sees.
+were. Before the rename each file's data is flushed to the disk, and after it the folder's entry, so a power
+cut leaves the old file or the new one, whole (a rename alone can reach the disk before the data it names).
+A disk error names the target, not the temporary name the user never sees.
 """
 from __future__ import annotations
 
@@ -73,13 +75,34 @@ class Staged:
     def commit(self) -> None:
         for tmp, target in self._files:
             os.chmod(tmp, _MODE)  # mkstemp's file is private; an output is an ordinary file
+            _sync(tmp)
+        for tmp, target in self._files:
             os.replace(tmp, target)
+        for folder in {target.parent for _, target in self._files}:
+            _sync(folder)
         self._files.clear()
 
     def discard(self) -> None:
         for tmp, _ in self._files:
             tmp.unlink(missing_ok=True)
         self._files.clear()
+
+
+def _sync(path: Path) -> None:
+    """Flush a file's data, or a folder's entries, to the disk (where the system lets a folder be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        if path.is_dir():
+            return  # a system that cannot open folders (Windows): the rename is as durable as it gets
+        raise
+    try:
+        os.fsync(fd)
+    except OSError:
+        if not path.is_dir():
+            raise
+    finally:
+        os.close(fd)
 
 
 @contextmanager

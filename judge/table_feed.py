@@ -10,13 +10,15 @@ publishes again. A message the hub already has changes nothing there (it is keye
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any, Mapping
+
+from calibration.atomic import write_text_atomic
+from calibration.errors import CalibrationError
 
 from .hub_message import entry_message, events_topic, have_topic, match_id, state_topic
 from .i18n import _
@@ -200,19 +202,9 @@ class TableFeed:
         return int(mark.get("seq", 0)) if isinstance(mark, dict) and mark.get("match") == self.match else 0
 
     def _write_mark(self, seq: int) -> None:
-        """temp file, fsync, rename, fsync the folder: the mark is the old one or the new one, whole."""
+        """Written whole and flushed to the disk (``write_text_atomic``): the mark is the old one or the new one."""
         text = json.dumps({"table": self.table, "match": self.match, "seq": seq})
-        tmp = self.mark_path.with_name(self.mark_path.name + ".tmp")
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.mark_path)
-            folder = os.open(self.mark_path.parent, os.O_RDONLY)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
-        except OSError as exc:  # only a shortcut for the next start: the hub's retained have says the same
+            write_text_atomic(self.mark_path, text)
+        except (OSError, CalibrationError) as exc:  # only a shortcut for the next start: the hub's retained have says the same
             print(_("shotjudge: table feed: {path} not written ({error})").format(path=self.mark_path, error=exc), file=sys.stderr)

@@ -340,3 +340,34 @@ def test_a_crash_report_the_disk_refuses_leaves_no_half_file(monkeypatch, capsys
     assert err.splitlines()[-1] == ("shotjudge referee: internal error: KeyError: 'no such key' (the trace could not "
                                     "be written to a file; please report it)")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_reaches_the_disk_before_its_name_does(tmp_path, monkeypatch):
+    """A power cut must leave the old file or the new one: each file's data is flushed before the renames,
+    and its folder's entry after them (a rename alone can reach the disk before the data it names)."""
+    import os as os_mod
+
+    from calibration import atomic
+
+    events = []
+    real_fsync, real_replace = os_mod.fsync, os_mod.replace
+
+    def fsync(fd):
+        events.append(("fsync", os_mod.readlink(f"/proc/self/fd/{fd}")))
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        events.append(("rename", str(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "fsync", fsync)
+    monkeypatch.setattr(atomic.os, "replace", replace)
+    with atomic.staged_files() as stage:
+        stage.file(tmp_path / "a.json", lambda t: open(t, "w").write("{}"))
+        stage.file(tmp_path / "b.json", lambda t: open(t, "w").write("[]"))
+    kinds = [k for k, _ in events]
+    assert kinds == ["fsync", "fsync", "rename", "rename", "fsync"], events
+    assert [os_mod.path.dirname(p) for k, p in events[:2]] == [str(tmp_path)] * 2  # the temporary files
+    assert events[2:] == [("rename", str(tmp_path / "a.json")), ("rename", str(tmp_path / "b.json")),
+                          ("fsync", str(tmp_path))]
+    assert (tmp_path / "a.json").read_text() == "{}" and (tmp_path / "b.json").read_text() == "[]"
