@@ -1,4 +1,5 @@
-"""A piece at rest keeps its class while its outline is there (``vision.hold.RestHold``), and colour classes
+"""A piece at rest keeps its class while its outline is there (``vision.hold.RestHold``), a moving one along
+its path while its colour drifts (``MotionHold``), and colour classes
 are told apart in units of each class's own tolerance, never from the empty board's colour
 (``ColourModel.classify``)."""
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.colour_model import ColourModel, distance
-from vision.hold import RestHold
+from vision.hold import MotionHold, RestHold
 
 A, B = ("marble", "A"), ("marble", "B")
 
@@ -74,3 +75,70 @@ def test_a_colour_nearer_the_empty_boards_than_its_classs_is_no_piece():
     confident: list = []
     assert m.classify(c, confident, board=board) == [None, A]
     assert confident == [False, True]
+
+
+BAT, PA, PB = ("bat", None), ("pawn", "A"), ("pawn", "B")
+
+
+def _players_and_bat():
+    m = ColourModel(colour_tolerance=0.09)
+    m.prototypes = {BAT: np.array([0.255, 0.598, 0.116, -1.301]), PA: np.array([0.3, 0.35, 0.35, 0.3]),
+                    PB: np.array([0.2, 0.25, 0.55, -1.2])}
+    m.tolerance = {BAT: 0.09, PA: 0.1, PB: 0.1}
+    return m
+
+
+def test_a_moving_piece_whose_colour_drifted_keeps_its_class_where_it_was_heading():
+    """The struck bat of the independent renderer: its colour 0.104 from its prototype (tolerance 0.09)."""
+    model, motion = _players_and_bat(), MotionHold(lambda kind: 18.0)  # reach: 0.6 x 18 mm + a third of the step
+    motion.update([(BAT, (0.0, -40.0)), (PA, (100.0, 100.0))], 1.0)
+    motion.update([(BAT, (0.0, -10.0)), (PA, (100.0, 100.0))], 1.0 + 1 / 60)  # 30 mm a frame, north
+    drifted = np.array([0.235, 0.587, 0.164, -1.466])
+    assert model.classify(drifted[None]) == [None]  # outside the bat's tolerance: the colour alone says nothing
+    t = 1.0 + 2 / 60
+    classes = [None, None, None]
+    given = motion.claim([(1.0, 21.0), (0.0, -10.0), (0.0, 60.0)], classes, [drifted] * 3, ["pawn"] * 3,
+                         model.distances, t)
+    # where it was heading (20 mm on): the bat; where it was (it has left) or far beyond: nothing
+    assert given == [0] and classes == [BAT, None, None]
+
+
+def test_a_drifted_colour_nearer_another_class_or_too_far_off_is_not_claimed():
+    model, motion = _players_and_bat(), MotionHold(lambda kind: 18.0)
+    motion.update([(PA, (0.0, 0.0))], 0.0)
+    motion.update([(PA, (10.0, 0.0))], 0.02)
+    nearer_b = np.array([0.21, 0.27, 0.52, -1.0])  # a pawn heading there, but its colour is B's: no swap
+    far_off = np.array([0.3, 0.35, 0.35, 0.3]) + np.array([0.23, -0.23, 0.0, 0.0])  # 4.6 tolerances from A's
+    classes = [None, None]
+    assert motion.claim([(20.0, 0.0), (20.0, 0.0)], classes, [nearer_b, far_off], ["pawn"] * 2, model.distances,
+                        0.04) == [] and classes == [None, None]
+    near_a = np.array([0.3, 0.35, 0.35, 0.3]) + np.array([0.08, -0.08, 0.0, 0.0])  # 1.6 tolerances from A's
+    assert motion.claim([(20.0, 0.0)], cls := [None], [near_a], ["pawn"], model.distances, 0.04) == [0] and cls == [PA]
+
+
+def test_a_piece_missed_on_a_frame_is_still_heading_there_and_is_forgotten_after_keep_s():
+    model, motion = _players_and_bat(), MotionHold(lambda kind: 18.0, keep_s=0.05)
+    motion.update([(BAT, (0.0, -60.0))], 0.0)
+    motion.update([(BAT, (0.0, -30.0))], 1 / 60)
+    motion.update([], 2 / 60)  # the bat not found on a frame: it goes on at its speed
+    drifted = np.array([0.235, 0.587, 0.164, -1.466])
+    assert motion.claim([(0.0, 30.0)], cls := [None], [drifted], ["pawn"], model.distances, 3 / 60) == [0]
+    assert cls == [BAT]
+    motion.update([], 4 / 60)
+    motion.update([], 5 / 60)  # not found for over keep_s: named by its colour alone again
+    assert motion.claim([(0.0, 90.0)], cls := [None], [drifted], ["pawn"], model.distances, 6 / 60) == [] and cls == [None]
+
+
+def test_a_class_with_a_wide_tolerance_does_not_outvote_the_piece_heading_there():
+    """On the independent renderer pawn A's colours spread widely over the board (tolerance 0.255): the struck
+    bat's drifted colour is 2.8 of the bat's tolerances away and 2.6 of pawn A's, not clearly nearer A."""
+    model, motion = _players_and_bat(), MotionHold(lambda kind: 18.0)
+    model.tolerance[PA] = 0.255
+    motion.update([(BAT, (0.0, -212.0))], 2.070)
+    motion.update([(BAT, (0.0, -181.8))], 2.087)
+    colour = np.array([0.225, 0.531, 0.211, -1.678])
+    d = model.distances(colour)
+    assert 2.5 < d[BAT] < 3.0 and 2.5 < d[PA] < d[BAT]
+    assert motion.claim([(0.0, -151.0)], cls := [None], [colour], ["pawn"], model.distances, 2.103) == [0]
+    assert cls == [BAT]
+

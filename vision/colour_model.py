@@ -159,6 +159,18 @@ class ColourModel:
         return [classes[b] if piece[j] and d[j, b] <= 1.0 and d[j, b] < 0.6 * second[j] else None
                 for j, b in enumerate(best)]
 
+    def distances(self, colour: np.ndarray) -> dict[Class, float]:
+        """Each class's distance from ``colour`` in units of that class's tolerance (its followed or anchor
+        colour, whichever is nearer)."""
+        out = {}
+        for cls, proto in self.prototypes.items():
+            tol = self.tolerance[cls] if cls in self.tolerance else self.learned_tolerance(cls)
+            d = float(distance(colour, proto)) / tol
+            if cls in self.anchors:
+                d = min(d, float(distance(colour, self.anchors[cls])) / tol)
+            out[cls] = d
+        return out
+
     def adapt(self, samples: Mapping[Class, list[np.ndarray]]) -> None:
         """Move each class's prototype towards the colours of this frame's confident, sharp detections of
         it; a class known only from nominal colours takes the measured tolerance once seen often enough."""

@@ -62,7 +62,7 @@ from rules.game import owner
 from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
-from .hold import RestHold
+from .hold import MotionHold, RestHold
 from .light_norm import LightNorm, LitFrame, scale_table
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
@@ -119,6 +119,7 @@ class ClassicalDetector:
         self.default_kind = self.spec.piece_kind
         self.bat_search = BatSearch(self.spec, self.surface.radius_mm)
         self.hold = RestHold(self.surface.radius)  # a piece at rest keeps its class while its outline is there
+        self.motion = MotionHold(self.surface.radius)  # ... and a moving one along its path
         self.streaks = StreakFinder(plane, self.parallax, self.surface.radius_mm, self.top_z,
                                     {k: k != "marble" for k in self.kinds})
         self._roi(margin_mm)
@@ -385,9 +386,14 @@ class ClassicalDetector:
         items = _one_per_piece(items)
         self.hold.update([(d.kind, d.owner, d.centre_mm, d.score >= self.hold_score) for d in items
                           if d.kind in self.kinds], t_s)
+        self.motion.update([((d.kind, d.owner), d.centre_mm) for d in items if d.kind in self.kinds], t_s)
         self.unidentified = _unclaimed(self._strange, items)
         if self._bat_unknown():
-            colour = self.bat_search.settled([d for d in items if d.kind == self.spec.striker], frame)
+            # a hand over part of its top face (not the cue aiming at its edge)
+            hands = Detections(frame, t_s, tuple(d for d in items if d.kind == "hand"))
+            over = self.surface.radius(self.spec.striker)
+            colour = self.bat_search.settled([d for d in items if d.kind == self.spec.striker], frame,
+                                             lambda at: hands.occluded(at, over) is not None)
             if colour is not None:
                 self.colours.put_down((self.spec.striker, None), colour)
         t4 = clock()
@@ -478,6 +484,10 @@ class ClassicalDetector:
         self.hold.claim([f.centre_mm if f is not None and f.rays >= self.strange_min_rays
                          and f.rms_mm <= 0.5 * self.max_rms_mm else None for f in fits],
                         classes, [self.default_kind] * len(fits))
+        self.motion.claim([f.centre_mm if f is not None and f.rays >= self.strange_min_rays
+                           and f.rms_mm <= 0.75 * self.max_rms_mm else None for f in fits],
+                          classes, [f.colour if f is not None else None for f in fits], [self.default_kind] * len(fits),
+                          self.colours.distances, t_s)
         # fit again from the first fit's centre where the seed was far off (the colour ring was then partly
         # off the piece) or the piece is of another kind than assumed (a bat: its own radius and height)
         r0 = self.surface.radius(self.default_kind)

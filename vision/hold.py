@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
-__all__ = ["RestHold"]
+__all__ = ["RestHold", "MotionHold"]
 
 
 class RestHold:
@@ -66,3 +66,80 @@ class RestHold:
             if sharp or kept:  # a place is made by a whole, sharp outline; a fainter one only keeps it
                 fresh.append((at, (kind, who), t_s))
         self._places = places + fresh
+
+
+class MotionHold:
+    """A piece in motion stays that piece along its path while its colour drifts.
+
+    Sliding across the board a piece passes under other light than where its colour was measured: a glossy
+    bat under another lamp, a dark pawn through a dim corner, a little of the board smeared into it (#16: on
+    the independent renderer a struck bat read 15 % to 5 tolerances outside its colour on half its frames,
+    and its blob was taken for a hand). A well-fitted outline that no colour class claims, found where a
+    piece of a class was heading (its last place moved on at its last speed, within ``reach_share`` of its
+    radius and a third of the way it went since), takes that class if its colour lies within
+    ``colour_slack`` times that class's tolerance and no other class is clearly nearer (by ``rival_share``,
+    distances in each class's tolerance): continuity of shape and path first, colour to tell the players
+    apart. Only fits the colour alone left unnamed are claimed (a piece whose colour says its class plainly
+    keeps it). A piece not found for ``keep_s`` is forgotten, and is named by its colour again."""
+
+    def __init__(self, radius_mm: Callable[[str], float], reach_share: float = 0.6, colour_slack: float = 4.0,
+                 rival_share: float = 1.5, max_step_mm: float = 120.0, keep_s: float = 0.05):
+        self.radius_mm, self.reach_share = radius_mm, float(reach_share)
+        self.colour_slack, self.rival_share, self.max_step_mm = float(colour_slack), float(rival_share), float(max_step_mm)
+        self.keep_s = float(keep_s)
+        # (class, last place, when, velocity mm/s)
+        self._moving: list[tuple[tuple[str, str | None], tuple[float, float], float, tuple[float, float]]] = []
+
+    def _heading(self, t_s: float) -> list[tuple[tuple[str, str | None], tuple[float, float], float]]:
+        """(class, where each piece should be now, how far it went since it was last found)."""
+        out = []
+        for cls, at, t, v in self._moving:
+            dt = t_s - t
+            if dt <= 0:
+                continue
+            out.append((cls, (at[0] + v[0] * dt, at[1] + v[1] * dt), math.hypot(v[0], v[1]) * dt))
+        return out
+
+    def claim(self, centres_mm: Sequence, classes: list, colours: Sequence, kinds: Sequence[str], distances,
+              t_s: float) -> list[int]:
+        """Give each unclassified fit (``classes[j]`` None, ``centres_mm[j]`` not None, fitted as a piece of
+        ``kinds[j]``, its colour ``colours[j]``) the class of a piece heading there, if its colour allows:
+        ``distances(colour)`` is {class: distance in that class's tolerances}. Returns the indices given one."""
+        heading = self._heading(t_s)
+        given = []
+        for j, (c, cls) in enumerate(zip(centres_mm, classes)):
+            if c is None or cls is not None or not heading:
+                continue
+            d = distances(colours[j])
+            for held, at, went in heading:
+                if held not in d or d[held] > self.colour_slack or \
+                        any(d[held] > self.rival_share * v for k, v in d.items() if k != held):
+                    continue
+                if math.dist(at, (float(c[0]), float(c[1]))) <= self.reach_share * self.radius_mm(held[0]) + went / 3.0:
+                    classes[j] = held
+                    given.append(j)
+                    break
+        return given
+
+    def update(self, found: Sequence, t_s: float) -> None:
+        """Record a frame's pieces, ``(class, centre_mm)``: each continues the nearest piece of its class
+        heading within ``max_step_mm`` of it (its velocity from the two places), or starts at rest; a piece
+        not found stays, on its way, for ``keep_s``."""
+        left = list(self._moving)
+        now = []
+        for cls, c in found:
+            at = (float(c[0]), float(c[1]))
+            best = None
+            for k, (held, was, t, v) in enumerate(left):
+                dt = t_s - t
+                if held != cls or dt <= 0:
+                    continue
+                d = math.dist((was[0] + v[0] * dt, was[1] + v[1] * dt), at)
+                if d <= self.max_step_mm and (best is None or d < best[0]):
+                    best = (d, k)
+            v = (0.0, 0.0)
+            if best is not None:
+                _, was, t, _ = left.pop(best[1])
+                v = ((at[0] - was[0]) / (t_s - t), (at[1] - was[1]) / (t_s - t))
+            now.append((cls, at, t_s, v))
+        self._moving = now + [m for m in left if t_s - m[2] <= self.keep_s]

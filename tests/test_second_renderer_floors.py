@@ -1,0 +1,56 @@
+"""Floors on the independent renderer (bench/second_renderer.py: Panda3D, its own scene, lamps, materials and
+noise; nothing in vision/ is tuned on it): the classical detector through the judge's own pipeline on the
+own/opponent gap clips that failed there, each judged as the ground truth.
+
+Measured with ``python bench/second_renderer.py --fps 60 --gap-seeds 6``; before #16's continuity work these
+clips were refused: the struck bat's colour drifted from where it was put down (a glossy piece under other
+light) on half its frames, its blob was taken for a hand, and no contact was seen ("the bat must be on the
+board"). Seed 4 is still wrong, flagged for review, never silently: its cream pawn A1 on the pale board differs
+from it only in fragments of its rim and is never detected, so its contact is unseen (the bat, whose colour had
+been measured while the hand placing it still covered part of it, is now found).
+"""
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("panda3d") is None, reason="panda3d not installed (the test extra)")
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_a_gap_clip_of_the_independent_renderer_is_judged_as_the_truth(seed):
+    import cv2
+
+    from bench.scoring import gap_episode, new_stats, run_clip
+    from calibration import default_profile
+    from sim.render_panda import PandaRenderer
+
+    cv2.setNumThreads(1)
+    profile = default_profile("novuss")
+    st = new_stats()
+    run_clip(profile, gap_episode(profile, seed), 60, "classical", seed, st, renderer_factory=PandaRenderer)
+    assert st["ruling_notes"] == []
+    assert st["rulings"] == [True] and st["rulings_wrong_silent"] == 0
+    assert st["seg_missed"] + st["seg_split"] + st["seg_extra"] == 0
+
+
+def test_the_clip_whose_pale_pawn_is_never_seen_is_flagged_with_the_bat_found():
+    import cv2
+
+    from bench.scoring import gap_episode, new_stats, run_clip
+    from calibration import default_profile
+    from sim.render_panda import PandaRenderer
+
+    cv2.setNumThreads(1)
+    profile = default_profile("novuss")
+    st = new_stats()
+    records = run_clip(profile, gap_episode(profile, 4), 60, "classical", 4, st, renderer_factory=PandaRenderer)
+    assert st["rulings_wrong_silent"] == 0 and st["rulings"] == [False]
+    # which of the two depends on what the process rendered before (measured: alone, refused; after seeds 2
+    # and 5, flagged): either way the referee is shown it
+    assert st["ruling_notes"] in (
+        ["own-opponent-1.888ms: shot 1 refused: shot 1: after.A8: A8 is in before but neither in after nor pocketed/off"],
+        ["own-opponent-1.888ms: shot 1 ['no_pawn_pocketed'] -> ['no_own_pawn_touched', 'no_pawn_pocketed', "
+         "'opponent_pawn_first', 'penalty_debt', 'turn_lost_penalty'] (flagged)"])
+    assert records and records[0]["before"]["bat"] is not None  # the bat was seen where it was put down
