@@ -63,7 +63,7 @@ from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
 from .hold import RestHold
-from .light_norm import LightNorm, LitFrame, scale_table
+from .light_norm import LightNorm, LitFrame, brightest, scale_table
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
 from .rim import RimFitter, RimSeed
@@ -304,9 +304,7 @@ class ClassicalDetector:
         if not self.prototypes:
             raise VisionError("classical detector: no piece colours (the profile has no appearance section; "
                               "call learn_colours or expect(layout))")
-        diff = cv2.absdiff(coarse, empty)
-        b, g, r = cv2.split(diff)
-        strength = cv2.max(cv2.max(b, g), r)
+        strength = brightest(cv2.absdiff(coarse, empty))
         mask = cv2.compare(strength, self.light.threshold(strength, empty, self._mask), cv2.CMP_GT)
         mask = cv2.bitwise_and(mask, self._mask)
         self._quiet = cv2.bitwise_and(self._mask, cv2.bitwise_not(cv2.dilate(mask, _DILATE_5)))

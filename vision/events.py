@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 import numpy as np
-from scipy.optimize import brentq
 
 from rules.game import piece_key
 from rules.record import Event, Kind
@@ -29,6 +28,7 @@ from rules.record import Event, Kind
 from .board import Surface
 from .clock import SteadyClock, retime
 from .fit import Fit, estimate_decel, fit_stretch, split_track, with_residuals
+from .roots import brentq
 from .types import Track
 
 __all__ = ["EventExtractor", "Extraction", "Motion", "estimate_sigma"]

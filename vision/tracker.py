@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-
 from rules.game import game_class
 
+from .assign import assign
 from .board import Surface
 from .departure import hand_reaches_pit, resting_patience, under_hand_to_pit, why_gone
 from .naming import Roster, hopped_pit, piece_kind
@@ -270,8 +269,7 @@ class Tracker:
                         cost[i, j] = dist
         pairs: dict[int, int] = {}
         if lives and pieces:
-            rows, cols = linear_sum_assignment(cost)
-            pairs = {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] < _BIG}
+            pairs = assign(cost, _BIG)  # linear_sum_assignment's pairs under _BIG (vision.assign)
             pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
         named = [d.named(p) for d, p in placed]
         for i, l in enumerate(lives):
