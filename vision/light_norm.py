@@ -54,7 +54,7 @@ class LightNorm:
         self.noise: float | None = None  # median difference of the board (grey levels), followed over frames
         self.edge_noise: float | None = None  # the same on the empty board's edges alone
         self.last_gain = np.ones(3)
-        self._levels = np.arange(256, dtype=np.float32) * np.float32(self.fraction)  # the share of each grey level
+        self._levels: tuple[float | None, np.ndarray] = (None, np.zeros(0, np.float32))
         self._inside: np.ndarray | None = None  # the board mask the gain's grid below was made for
         self._inner_grid: tuple[np.ndarray, int] = (np.zeros((0, 0), bool), 0)
 
@@ -109,7 +109,9 @@ class LightNorm:
             self.noise = self._follow(self.noise, median)
         floor = min(self.noise_k * (self.noise or 0.0) + self.noise_add, self.cap)
         # one table over the 256 grey levels of the board's brightest channel, applied with cv2.LUT
-        table = np.clip(self._levels, floor, self.cap).astype(np.uint8)
+        if self._levels[0] != self.fraction:  # the share of each grey level, made once per fraction
+            self._levels = (self.fraction, np.arange(256, dtype=np.float32) * np.float32(self.fraction))
+        table = np.clip(self._levels[1], floor, self.cap).astype(np.uint8)
         out = cv2.LUT(brightest(empty), table)
         edges, near = self._edge_map(empty, inside) if self.edge_gradient > 0 else (None, None)
         if edges is not None:
