@@ -17,10 +17,11 @@ frames/s (1000 / median ms) of both, and the ratio ours / decode in frames/s, wa
 *Replay.* ``judge.replay.judge_video`` on the demo's simulated Novuss match at 60 frames/s 1280x720 (as
 ``bench/replay.py``: filmed once into ``--work``), beside decoding it alone with PyAV, and the whole
 ``shotjudge replay`` process (Python, OpenCV and the project imported, the table printed): seconds,
-real-time factor (target >= 4x), rulings identical to the simulator's. Every frame's tracked positions and
-every shot's record and ruling are written to ``--positions`` (JSON, default ``replay-positions.json`` in
-``--work``) the first time, and compared with that file on later runs: a speed-up must leave them identical
-(the table says whether they are, and the first frame that is not).
+real-time factor (target >= 4x), rulings identical to the simulator's; above the table the CPU time of the
+replay (all threads, and the judging thread's per frame) and of the whole process. Every frame's tracked
+positions and every shot's record and ruling are written to ``--positions`` (JSON, default
+``replay-positions.json`` in ``--work``) the first time, and compared with that file on later runs: a speed-up
+must leave them identical (the table says whether they are, and the first frame that is not).
 
 *Learned path* (``--learned``): a plain full-frame ``model.track()`` (ultralytics, the shipped ONNX model,
 CPU, nothing downloaded) on the first frames of the first clip, in frames/s beside decoding.
@@ -34,6 +35,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -201,7 +203,7 @@ def replay_table(work: Path, runs: int, positions: Path | None = None) -> list[s
     demo = simulate("novuss")
     if not (where / "video.mp4").exists():
         film(demo, where, FPS, (1280, 720))
-    base, secs, same, whole, cpu, kept = [], [], [], [], [], []
+    base, secs, same, whole, cpu, kept, whole_cpu = [], [], [], [], [], [], []
     res = None
     command = [sys.executable, "-m", "judge.cli", "replay", str(where / "video.mp4"), "--game", "novuss", "--calibration",
                str(where / "calibration.json"), "--background", str(where / "empty-board.png"), "--state",
@@ -217,16 +219,20 @@ def replay_table(work: Path, runs: int, positions: Path | None = None) -> list[s
         ok = sum(same_ruling(s.ruling, t) for s, t in zip(res.shots, demo.truth))
         same.append(100.0 * ok / max(len(demo.truth), len(res.shots), 1))
         kept.append(same_as_saved(res, positions or work / "replay-positions.json"))
-        t = time.perf_counter()
+        t, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         whole.append(time.perf_counter() - t)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        whole_cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     b, r, wp = statistics.median(base), statistics.median(secs), statistics.median(whole)
     dur = res.duration_s
     return [f"replay of the simulated Novuss match: {res.frames} frames, {dur:.1f} s at {FPS:g} frames/s 1280x720, "
             f"{len(demo.truth)} shot(s), median of {runs} run(s) (decode on its own thread through PyAV); replay CPU "
             f"{statistics.median(c for c, _ in cpu):.2f} s (all threads), {statistics.median(m for _, m in cpu):.2f} s "
             f"(judging thread: vision and rules, {1000 * statistics.median(m for _, m in cpu) / res.frames:.2f} ms "
-            f"per frame); tracked positions, records and rulings: {'; '.join(sorted(set(kept)))}",
+            f"per frame), whole process {statistics.median(whole_cpu):.2f} s (all threads; on a shared machine the "
+            f"wall clock follows the load, this much less); tracked positions, records and rulings: "
+            f"{'; '.join(sorted(set(kept)))}",
             "run | seconds | x real time | vs decode | rulings same %",
             f"decode only (PyAV) | {b:.2f} | {dur / b:.1f} | 1.00 | -",
             f"replay (judge_video, in this process) | {r:.2f} | {dur / r:.1f} | {r / b:.2f} | {statistics.median(same):.0f}",
