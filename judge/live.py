@@ -136,8 +136,9 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
     result = LiveResult()
     errors: list[SourceError] = []
 
-    prepare = getattr(vision, "prepare", None)  # vision's work on the image alone: done on the capture thread
-    thread = threading.Thread(target=_capture, args=(source, queue, stop, errors, prepare), name="capture", daemon=True)
+    # vision's work on the image alone (``Vision.prepare``) is done on the capture thread
+    thread = threading.Thread(target=_capture, args=(source, queue, stop, errors, vision.prepare), name="capture",
+                              daemon=True)
     seen_revision = None  # the game state vision was last told (None: not started)
     started = time.monotonic()
     thread.start()
@@ -215,13 +216,14 @@ def _capture(source: FrameSource, queue: FrameQueue, stop: threading.Event, erro
 
 
 def _prepared(frame: Frame, prepare: Callable[[Any], Any]) -> Frame:
-    """The frame with vision's ``prepare(image)`` in ``prepared``. Whatever goes wrong there is not the
-    capture thread's to report: the frame goes on as it is, vision does the work itself on the judging
-    thread, and says what is wrong there."""
+    """The frame with vision's ``prepare(image)`` in ``prepared`` (as it is where that is None). Whatever goes
+    wrong there is not the capture thread's to report: the frame goes on as it is, vision does the work
+    itself on the judging thread, and says what is wrong there."""
     try:
-        return replace(frame, prepared=prepare(frame.image))
+        prepared = prepare(frame.image)
     except Exception:  # noqa: BLE001 - see above: the judging thread meets the same fault and reports it
         return frame
+    return frame if prepared is None else replace(frame, prepared=prepared)
 
 
 def _out_of_order(last: Frame, frame: Frame, match, result: LiveResult) -> Frame:

@@ -49,6 +49,9 @@ class ScriptedPipeline:
     def positions(self):
         return {}
 
+    def prepare(self, image):
+        return None  # nothing to work out ahead of feed
+
     def feed(self, frame):
         self.seen.append(frame.index)
         if self.delay_s:

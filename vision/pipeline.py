@@ -3,8 +3,8 @@
 ``Vision`` is the one seam between the judge and vision: ``start(hints, frame, t_s)`` once, ``feed(frame)``
 for every frame (a ``VisionShot`` when a shot has ended, else None), ``tell(hints)`` after every judged
 shot or referee action (``rules.Hints``: who is to move, pieces about to be put down, marbles out of view),
-``in_shot`` and ``finish()`` when the stream ends (and, optionally, ``prepare(image)``: work on a frame's image
-alone, which the live loop does on its capture thread). ``Pipeline`` is vision's implementation of it; each
+``in_shot`` and ``finish()`` when the stream ends; ``prepare(image)`` is the work on a frame's image alone, which
+the live loop does on its capture thread (None: none). ``Pipeline`` is vision's implementation of it; each
 stage is a value with settings and one method, and only ``Detections`` pass between them.
 """
 from __future__ import annotations
@@ -29,19 +29,13 @@ __all__ = ["Pipeline", "Vision", "VisionShot"]
 
 @runtime_checkable
 class Vision(Protocol):
-    """What the judge drives; a scripted stand-in in tests implements the same five members."""
+    """What the judge drives; a scripted stand-in in tests implements the same members (its ``prepare``
+    returns None)."""
 
     @property
     def in_shot(self) -> bool: ...
 
     def start(self, hints: Hints, frame: int, t_s: float) -> None: ...
-
-    def prepare(self, image) -> Any:
-        """What the detector can work out from ``image`` alone (its ``prepare``; None if it has none), for
-        the live loop's capture thread to do ahead (``judge.live``); ``feed`` hands it back to the detector
-        with the frame (``frame.prepared``). Touches nothing the judging thread changes."""
-        prep = getattr(self.detector, "prepare", None)
-        return prep(image) if prep is not None else None
 
     def feed(self, frame: Any) -> VisionShot | None: ...
 
@@ -50,6 +44,8 @@ class Vision(Protocol):
     def finish(self, t_s: float | None = None) -> VisionShot | None: ...
 
     def positions(self) -> dict[str, tuple[float, float]]: ...
+
+    def prepare(self, image: Any) -> Any: ...
 
 
 class Pipeline:
