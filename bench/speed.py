@@ -1,7 +1,7 @@
 """Speed of our paths beside decoding (#20): one table, one run.
 
     python bench/speed.py [--scenarios opening,own-opponent-3ms,two-pocketed] [--passes 3] [--replay-runs 1]
-                          [--work DIR] [--learned] [--no-replay]
+                          [--work DIR] [--learned] [--no-replay] [--no-classical] [--positions FILE]
 
 *Classical vision by stratum.* Scripted Novuss scenarios (``sim.scenarios_novuss``, seed 1, all 17 pieces)
 are filmed at 60 frames/s, 1280x720, tilted camera, as H.264 (``sim.video.VideoWriter``, kept in ``--work``),
@@ -17,7 +17,11 @@ frames/s (1000 / median ms) of both, and the ratio ours / decode in frames/s, wa
 *Replay.* ``judge.replay.judge_video`` on the demo's simulated Novuss match at 60 frames/s 1280x720 (as
 ``bench/replay.py``: filmed once into ``--work``), beside decoding it alone with PyAV, and the whole
 ``shotjudge replay`` process (Python, OpenCV and the project imported, the table printed): seconds,
-real-time factor (target >= 4x), rulings identical to the simulator's.
+real-time factor (target >= 4x), rulings identical to the simulator's; above the table the CPU time of the
+replay (all threads, and the judging thread's per frame) and of the whole process. Every frame's tracked
+positions and every shot's record and ruling are written to ``--positions`` (JSON, default
+``replay-positions.json`` in ``--work``) the first time, and compared with that file on later runs: a speed-up
+must leave them identical (the table says whether they are, and the first frame that is not).
 
 *Learned path* (``--learned``): our learned path with crops (``vision.detect_crops``: the shipped ONNX model on
 whole frames only to (re)acquire, ``models/shotjudge-det-crops.onnx`` on crops where the picture changed, inside
@@ -32,8 +36,10 @@ ratios much less.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -168,7 +174,30 @@ def _row(label: str, cell: dict) -> str:
             f"{md / mo:.2f}")
 
 
-def replay_table(work: Path, runs: int) -> list[str]:
+def replay_record(res) -> dict:
+    """What a speed-up must not change: every frame's tracked positions (board mm, as floats print) and
+    every shot's record and ruling, in a JSON-ready form."""
+    return {"frames": [[i, t, {k: list(v) for k, v in sorted(p.items())}]
+                       for i, t, p in zip(res.log.index, res.log.t_s, res.log.positions)],
+            "shots": [{"record": s.record, "ruling": s.ruling, "error": s.error} for s in res.shots]}
+
+
+def same_as_saved(res, path: Path) -> str:
+    """'identical to FILE' (or 'saved to FILE' on the first run), else where the first difference is."""
+    now = json.loads(json.dumps(replay_record(res)))
+    if not path.exists():
+        path.write_text(json.dumps(now), encoding="utf-8")
+        return f"saved to {path}"
+    was = json.loads(path.read_text(encoding="utf-8"))
+    if now == was:
+        return f"identical to {path}"
+    for a, b in zip(now["frames"], was["frames"]):
+        if a != b:
+            return f"DIFFER from {path}: first at frame {a[0]}"
+    return f"DIFFER from {path}: {len(now['frames'])} frames against {len(was['frames'])}, or the shots"
+
+
+def replay_table(work: Path, runs: int, positions: Path | None = None) -> list[str]:
     from bench.replay import decode_only
     from judge.cmd_replay import same_ruling
     from judge.demo import film, simulate
@@ -178,7 +207,7 @@ def replay_table(work: Path, runs: int) -> list[str]:
     demo = simulate("novuss")
     if not (where / "video.mp4").exists():
         film(demo, where, FPS, (1280, 720))
-    base, secs, same, whole, cpu = [], [], [], [], []
+    base, secs, same, whole, cpu, kept, whole_cpu = [], [], [], [], [], [], []
     res = None
     command = [sys.executable, "-m", "judge.cli", "replay", str(where / "video.mp4"), "--game", "novuss", "--calibration",
                str(where / "calibration.json"), "--background", str(where / "empty-board.png"), "--state",
@@ -193,15 +222,21 @@ def replay_table(work: Path, runs: int) -> list[str]:
         cpu.append((time.process_time() - c0, time.thread_time() - m0))
         ok = sum(same_ruling(s.ruling, t) for s, t in zip(res.shots, demo.truth))
         same.append(100.0 * ok / max(len(demo.truth), len(res.shots), 1))
-        t = time.perf_counter()
+        kept.append(same_as_saved(res, positions or work / "replay-positions.json"))
+        t, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         whole.append(time.perf_counter() - t)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        whole_cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     b, r, wp = statistics.median(base), statistics.median(secs), statistics.median(whole)
     dur = res.duration_s
     return [f"replay of the simulated Novuss match: {res.frames} frames, {dur:.1f} s at {FPS:g} frames/s 1280x720, "
             f"{len(demo.truth)} shot(s), median of {runs} run(s) (decode on its own thread through PyAV); replay CPU "
             f"{statistics.median(c for c, _ in cpu):.2f} s (all threads), {statistics.median(m for _, m in cpu):.2f} s "
-            f"(judging thread: vision and rules)",
+            f"(judging thread: vision and rules, {1000 * statistics.median(m for _, m in cpu) / res.frames:.2f} ms "
+            f"per frame), whole process {statistics.median(whole_cpu):.2f} s (all threads; on a shared machine the "
+            f"wall clock follows the load, this much less); tracked positions, records and rulings: "
+            f"{'; '.join(sorted(set(kept)))}",
             "run | seconds | x real time | vs decode | rulings same %",
             f"decode only (PyAV) | {b:.2f} | {dur / b:.1f} | 1.00 | -",
             f"replay (judge_video, in this process) | {r:.2f} | {dur / r:.1f} | {r / b:.2f} | {statistics.median(same):.0f}",
@@ -278,6 +313,9 @@ def main(argv=None) -> int:
     ap.add_argument("--learned", action="store_true",
                     help="also our learned path with crops beside a plain full-frame model.track()")
     ap.add_argument("--no-replay", action="store_true")
+    ap.add_argument("--no-classical", action="store_true", help="no table by stratum (the replay only)")
+    ap.add_argument("--positions", help="the replay's tracked positions to compare with (JSON; written when missing; "
+                                        "default replay-positions.json in --work)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     work = Path(args.work)
@@ -285,10 +323,10 @@ def main(argv=None) -> int:
     profile = default_profile("novuss")
     names = [s for s in args.scenarios.split(",") if s]
     load0 = os.getloadavg()[0]
-    out = classical_table(profile, names, work, args.passes)
+    out = [] if args.no_classical else classical_table(profile, names, work, args.passes)
     if not args.no_replay:
         cv2.setNumThreads(0)  # replay as the judge runs it
-        out += [""] + replay_table(work, args.replay_runs)
+        out += [""] * bool(out) + replay_table(work, args.replay_runs, Path(args.positions) if args.positions else None)
     if args.learned:
         out += [""] + learned_table(profile, names, work)
     print(f"machine: {os.cpu_count()} cores, load average (1 min) {load0:.2f} before, {os.getloadavg()[0]:.2f} after")

@@ -36,14 +36,23 @@ def _check_homography(h: np.ndarray, what: str) -> np.ndarray:
     return h / h[2, 2] if abs(h[2, 2]) > 1e-12 else h
 
 
-def _distort_normalised(x: np.ndarray, y: np.ndarray, dist: np.ndarray):
-    """OpenCV's lens model (radial, tangential, rational, thin prism) in numpy: ``cv2.projectPoints`` is
-    ~10x slower on the millions of points a remap table needs. Returns (None, None) for the tilted model."""
-    d = np.zeros(12)
+def _lens_terms(dist: np.ndarray) -> tuple | None:
+    """The twelve coefficients of ``_distort_normalised`` (zeros where the model has fewer), or None for
+    the tilted model; worked out once per lens, not per call (the rim fits map points many times a frame)."""
     if len(dist) > 12 and np.any(dist[12:]):
-        return None, None
+        return None
+    d = np.zeros(12)
     d[:min(len(dist), 12)] = dist[:12]
-    k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4 = d
+    return tuple(d)
+
+
+def _distort_normalised(x: np.ndarray, y: np.ndarray, terms: tuple | None):
+    """OpenCV's lens model (radial, tangential, rational, thin prism) in numpy: ``cv2.projectPoints`` is
+    ~10x slower on the millions of points a remap table needs. ``terms``: ``_lens_terms``. Returns
+    (None, None) for the tilted model."""
+    if terms is None:
+        return None, None
+    k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4 = terms
     r2 = x * x + y * y
     radial = (1 + r2 * (k1 + r2 * (k2 + r2 * k3))) / (1 + r2 * (k4 + r2 * (k5 + r2 * k6)))
     xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x) + s1 * r2 + s2 * r2 * r2
@@ -78,6 +87,8 @@ class PlaneMap:
         inv = np.linalg.inv(h)
         inv.setflags(write=False)
         object.__setattr__(self, "_inverse", inv / inv[2, 2])
+        object.__setattr__(self, "_distorted", bool(np.any(d)))
+        object.__setattr__(self, "_lens", _lens_terms(d))
 
     @property
     def board_to_undistorted(self) -> np.ndarray:
@@ -92,12 +103,12 @@ class PlaneMap:
 
     def distort_px(self, undistorted_px) -> np.ndarray:
         pts = _as_points(undistorted_px)
-        if not np.any(self.distortion) or len(pts) == 0:
+        if not self._distorted or len(pts) == 0:
             return pts.copy()
         k = self.camera_matrix
         x = (pts[:, 0] - k[0, 2]) / k[0, 0]
         y = (pts[:, 1] - k[1, 2]) / k[1, 1]
-        xd, yd = _distort_normalised(x, y, self.distortion)
+        xd, yd = _distort_normalised(x, y, self._lens)
         if xd is None:  # tilted-sensor model: let OpenCV do it
             out, _ = cv2.projectPoints(np.column_stack([x, y, np.ones(len(x))]).reshape(-1, 1, 3), np.zeros(3),
                                        np.zeros(3), k, self.distortion)

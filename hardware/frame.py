@@ -50,6 +50,9 @@ class Frame:
     t_s: float
     source: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: what the consumer worked out from the image alone on the capture thread, while the frame was fresh in
+    #: that core's cache (``judge.live``: vision's ``prepare``); None: nothing
+    prepared: Any = None
 
     def __post_init__(self):
         self.image.flags.writeable = False

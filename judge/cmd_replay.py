@@ -76,9 +76,7 @@ def _check_out(option: str, path: str | None) -> None:
 def run(args) -> int:
     from rich.console import Console
 
-    from .dispute import render_dispute
     from .replay import judge_video, make_vision
-    from .report import write_outputs
 
     if args.game not in GAMES:
         raise UserError(_("unknown game {game} (expected novuss or cvrnkana)").format(game=repr(args.game)))
@@ -108,6 +106,8 @@ def run(args) -> int:
                 shot=args.shot, value=len(result.shots), where=where))
         doc = None
         if args.report or args.overlay:
+            from .report import write_outputs  # imported only when asked for (#20: replay's start-up)
+
             doc = write_outputs(result, report=args.report, overlay=args.overlay, lang=args.lang,
                                 calibration_path=str(args.calibration),
                                 start_from=args.state or ("board" if getattr(args, "start_from_board", False) else "opening"),
@@ -115,6 +115,8 @@ def run(args) -> int:
                                     n for n, v in (("report", args.report), ("overlay", args.overlay)) if v)))
         frames = None
         if args.shot is not None:
+            from .dispute import render_dispute
+
             frames = render_dispute(result, args.shot, args.slow, dispute, progress=bar.task(f"dispute view of shot {args.shot}"))
     print_calls(console, result)
     from .score_text import score_line

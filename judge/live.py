@@ -136,7 +136,9 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
     result = LiveResult()
     errors: list[SourceError] = []
 
-    thread = threading.Thread(target=_capture, args=(source, queue, stop, errors), name="capture", daemon=True)
+    # vision's work on the image alone (``Vision.prepare``) is done on the capture thread
+    thread = threading.Thread(target=_capture, args=(source, queue, stop, errors, vision.prepare), name="capture",
+                              daemon=True)
     seen_revision = None  # the game state vision was last told (None: not started)
     started = time.monotonic()
     thread.start()
@@ -192,8 +194,11 @@ def run_live(source: FrameSource, vision, match, *, queue_size: int = 64, record
     return result
 
 
-def _capture(source: FrameSource, queue: FrameQueue, stop: threading.Event, errors: list[SourceError]) -> None:
-    """The capture thread: read the source as fast as it delivers, the camera's own gaps noted in order."""
+def _capture(source: FrameSource, queue: FrameQueue, stop: threading.Event, errors: list[SourceError],
+             prepare: Callable[[Any], Any] | None = None) -> None:
+    """The capture thread: read the source as fast as it delivers, the camera's own gaps noted in order;
+    each frame handed on with ``prepare(image)`` (vision's work on the image alone) done here, on the
+    other core, while the judging thread works on the frames before it."""
     detector = GapDetector(source.fps)
     try:
         while not stop.is_set():
@@ -203,11 +208,22 @@ def _capture(source: FrameSource, queue: FrameQueue, stop: threading.Event, erro
             gap = detector.check(frame)
             if gap is not None:
                 queue.put(gap)
-            queue.put(frame)
+            queue.put(frame if prepare is None else _prepared(frame, prepare))
     except SourceError as exc:
         errors.append(exc)
     finally:
         queue.close()
+
+
+def _prepared(frame: Frame, prepare: Callable[[Any], Any]) -> Frame:
+    """The frame with vision's ``prepare(image)`` in ``prepared`` (as it is where that is None). Whatever goes
+    wrong there is not the capture thread's to report: the frame goes on as it is, vision does the work
+    itself on the judging thread, and says what is wrong there."""
+    try:
+        prepared = prepare(frame.image)
+    except Exception:  # noqa: BLE001 - see above: the judging thread meets the same fault and reports it
+        return frame
+    return frame if prepared is None else replace(frame, prepared=prepared)
 
 
 def _out_of_order(last: Frame, frame: Frame, match, result: LiveResult) -> Frame:

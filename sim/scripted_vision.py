@@ -61,6 +61,9 @@ class ScriptedVision:
     def tell(self, hints) -> None:
         """The truth's records need nothing from the game state."""
 
+    def prepare(self, image) -> None:
+        """Nothing to work out ahead of ``feed``: the records are the simulator's."""
+
     @property
     def in_shot(self) -> bool:  # as ``Pipeline.in_shot``
         return self.segmenter.state != "idle"

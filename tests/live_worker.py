@@ -34,6 +34,9 @@ class ScriptedPipeline:
     def positions(self):
         return {}
 
+    def prepare(self, image):
+        return None  # nothing to work out ahead of feed
+
     def feed(self, frame):
         time.sleep(self.delay_s)
         k, r = divmod(frame.index + 1, 4)

@@ -192,6 +192,9 @@ class _Vision:
     def positions(self):
         return {"A1": (-60.0, 200.0), "B1": (5.0, -5.0)}
 
+    def prepare(self, image):
+        return None  # nothing to work out ahead of feed
+
     def feed(self, frame):
         raw = self.shots.get(frame.index)
         return ScriptedShot(parse_record(raw)) if raw else None

@@ -49,6 +49,9 @@ class ScriptedPipeline:
     def positions(self):
         return {}
 
+    def prepare(self, image):
+        return None  # nothing to work out ahead of feed
+
     def feed(self, frame):
         self.seen.append(frame.index)
         if self.delay_s:
@@ -362,3 +365,48 @@ def test_live_command_with_a_bad_empty_board_picture_leaves_no_journal(live_setu
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "missing.png" in err[0]
     assert not (tmp_path / "j.sqlite").exists()  # nothing half-made: the journal comes after the checks
+
+
+class PreparingPipeline(ScriptedPipeline):
+    """A vision with ``prepare``: records on which thread it ran and what ``feed`` got back."""
+
+    def __init__(self, *args, fail_at=None, **kw):
+        super().__init__(*args, **kw)
+        self.fail_at, self.threads, self.prepared = fail_at, set(), []
+
+    def prepare(self, image):
+        self.threads.add(threading.current_thread().name)
+        if self.fail_at is not None and int(image[0, 0, 0]) == self.fail_at:
+            raise RuntimeError("a fault the judging thread is to meet and report")
+        return ("prepared", int(image[0, 0, 0]))
+
+    def feed(self, frame):
+        self.prepared.append(frame.prepared)
+        return super().feed(frame)
+
+
+class _Numbered:
+    """A recorded source of frames whose first pixel is their index."""
+
+    live, name, fps = False, "numbered", 30.0
+
+    def __init__(self, n):
+        self.i, self.n = 0, n
+
+    def read(self):
+        if self.i >= self.n:
+            return None
+        image = np.full((2, 2, 3), self.i, np.uint8)
+        self.i += 1
+        return Frame(image, self.i - 1, (self.i - 1) / 30, "numbered")
+
+
+def test_vision_prepares_each_frame_on_the_capture_thread_and_gets_it_back_with_the_frame(tmp_path):
+    match, journal = _match(tmp_path)
+    pipeline = PreparingPipeline(make_records(1), at=[5], fail_at=7)
+    result = run_live(_Numbered(12), pipeline, match)
+    assert result.frames == 12 and result.shots == 1 and result.error is None
+    assert pipeline.threads == {"capture"}
+    # a prepare that fails leaves the frame as it is (vision does the work itself, on the judging thread)
+    assert pipeline.prepared == [("prepared", i) if i != 7 else None for i in range(12)]
+    journal.close()

@@ -255,6 +255,9 @@ def test_the_live_loop_checks_the_penalty_pawn_after_the_call_and_draws_it_on_th
         def finish(self, t_s=None):
             return None
 
+        def prepare(self, image):
+            return None  # nothing to work out ahead of feed
+
     class Source:
         live, fps, name = False, 30.0, "list"
 

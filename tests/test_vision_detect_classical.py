@@ -263,3 +263,23 @@ def test_a_long_occluder_is_the_cue_in_novuss_and_an_arm_in_cvrnkana(novuss_touc
     arm[3:9, :] = True
     assert nov._occluder(arm, 20, 20, 0, 0.0).kind == "cue"
     assert cvr._occluder(arm, 20, 20, 0, 0.0).kind == "hand"
+
+
+def test_prepared_ahead_detects_exactly_as_on_its_own():
+    """``prepare`` (the live loop does it on its capture thread) then ``detect(..., prepared=)`` gives the
+    same detections as ``detect`` alone, frame after frame through a shot (the detector's state moves on the
+    same way); an image of another size is not prepared, and a preparation of another geometry not used."""
+    profile = default_profile("novuss")
+    clip = NOVUSS["touching"][0](profile, 1).clip()
+    renderer, a = setup(profile, clip, 60.0, 1, "tilted")
+    _, b = setup(profile, clip, 60.0, 1, "tilted")
+    n = clip.n_frames(60.0)
+    for k in range(0, n, max(1, n // 24)):
+        frame = clip.frame(k, 60.0)
+        image = renderer.render(frame, clip.states_at)
+        prepared = b.prepare(image)
+        assert prepared is not None
+        assert a.detect(image, k, frame.t_s) == b.detect(image, k, frame.t_s, prepared=prepared)
+    assert b.prepare(image[:-2]) is None and b.prepare(image.astype(np.float32)) is None
+    other = dataclasses.replace(prepared, roi=(0, 0, 8, 8), coarse=prepared.coarse[:2, :2])
+    assert a.detect(image, n, n / 60.0) == b.detect(image, n, n / 60.0, prepared=other)

@@ -207,6 +207,9 @@ def test_live_drops_a_frame_whose_time_goes_back_with_a_note():
         def positions(self):
             return {}
 
+        def prepare(self, image):
+            return None  # nothing to work out ahead of feed
+
     class Match:
         def __init__(self):
             self.notes = []

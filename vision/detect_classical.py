@@ -63,17 +63,27 @@ from .bat_search import BatSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
 from .hold import MotionHold, RestHold
-from .light_norm import LightNorm, LitFrame, scale_table
+from .light_norm import LightNorm, LitFrame, brightest, scale_table
 from .board import Surface
 from .parallax import Parallax, seen_height_mm
 from .rim import RimFitter, RimSeed
 from .streak import StreakFinder
 from .types import Detection, Detections, VisionError
 
-__all__ = ["ClassicalDetector", "Unidentified"]
+__all__ = ["ClassicalDetector", "Prepared", "Unidentified"]
 
 _DILATE_5 = np.ones((5, 5), np.uint8)
 STREAK_SCORE = 0.7  # the score of a piece measured as a motion streak (vision.streak), not fitted as a disc
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """``ClassicalDetector.prepare``'s work on one frame: the board's part of it shrunk (``coarse``), with
+    the rectangle and scale it was shrunk with (a detector of another geometry makes its own)."""
+
+    roi: tuple[int, int, int, int]
+    scale: int
+    coarse: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -184,6 +194,15 @@ class ClassicalDetector:
         q = self.scale
         return cv2.resize(image[y0:y1, x0:x1], ((x1 - x0) // q, (y1 - y0) // q), interpolation=cv2.INTER_LINEAR)
 
+    def prepare(self, image: np.ndarray) -> "Prepared | None":
+        """The frame's board shrunk (``_shrink``, step 1): it needs nothing but the image and the fixed
+        geometry, so another thread may make it (the live loop's capture thread, while the frame is fresh in
+        its core's cache) and ``detect(..., prepared=)`` uses it. None for an image ``detect`` refuses."""
+        w, h = self.plane.image_size
+        if not isinstance(image, np.ndarray) or image.shape != (h, w, 3) or image.dtype != np.uint8:
+            return None
+        return Prepared(self.roi, self.scale, self._shrink(image))
+
     def _check(self, image: np.ndarray) -> None:
         w, h = self.plane.image_size
         if image is None or image.ndim != 3 or image.shape[2] != 3 or image.shape[1] != w or image.shape[0] != h:
@@ -286,14 +305,17 @@ class ClassicalDetector:
         return out
 
     # ------------------------------------------------------------------ the one method
-    def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0) -> Detections:  # noqa: C901 - split in #16
+    def detect(self, image: np.ndarray, frame: int = 0, t_s: float = 0.0,  # noqa: C901 - split in #16
+               prepared: "Prepared | None" = None) -> Detections:
+        """``prepared``: ``prepare(image)``, made ahead (else made here)."""
         if self.background is None:
             raise VisionError("classical detector: no empty-board image yet (call learn_background first)")
         self._check(image)
         clock = time.perf_counter
         t0 = clock()
         self._strange = []
-        coarse = self._shrink(image)
+        ours = prepared is not None and prepared.roi == self.roi and prepared.scale == self.scale
+        coarse = prepared.coarse if ours else self._shrink(image)
         lit, empty = self._normalise_light(image, coarse)  # the frame in the empty board's light, where read
         if self._expected is not None:  # the pieces stand where the game state says: measure their colours
             layout, self._expected = self._expected, None
@@ -305,9 +327,7 @@ class ClassicalDetector:
         if not self.prototypes:
             raise VisionError("classical detector: no piece colours (the profile has no appearance section; "
                               "call learn_colours or expect(layout))")
-        diff = cv2.absdiff(coarse, empty)
-        b, g, r = cv2.split(diff)
-        strength = cv2.max(cv2.max(b, g), r)
+        strength = brightest(cv2.absdiff(coarse, empty))
         mask = cv2.compare(strength, self.light.threshold(strength, empty, self._mask), cv2.CMP_GT)
         mask = cv2.bitwise_and(mask, self._mask)
         self._quiet = cv2.bitwise_and(self._mask, cv2.bitwise_not(cv2.dilate(mask, _DILATE_5)))

@@ -3,7 +3,8 @@
 ``Vision`` is the one seam between the judge and vision: ``start(hints, frame, t_s)`` once, ``feed(frame)``
 for every frame (a ``VisionShot`` when a shot has ended, else None), ``tell(hints)`` after every judged
 shot or referee action (``rules.Hints``: who is to move, pieces about to be put down, marbles out of view),
-``in_shot`` and ``finish()`` when the stream ends. ``Pipeline`` is vision's implementation of it; each
+``in_shot`` and ``finish()`` when the stream ends; ``prepare(image)`` is the work on a frame's image alone, which
+the live loop does on its capture thread (None: none). ``Pipeline`` is vision's implementation of it; each
 stage is a value with settings and one method, and only ``Detections`` pass between them.
 """
 from __future__ import annotations
@@ -28,7 +29,8 @@ __all__ = ["Pipeline", "Vision", "VisionShot"]
 
 @runtime_checkable
 class Vision(Protocol):
-    """What the judge drives; a scripted stand-in in tests implements the same five members."""
+    """What the judge drives; a scripted stand-in in tests implements the same members (its ``prepare``
+    returns None)."""
 
     @property
     def in_shot(self) -> bool: ...
@@ -42,6 +44,8 @@ class Vision(Protocol):
     def finish(self, t_s: float | None = None) -> VisionShot | None: ...
 
     def positions(self) -> dict[str, tuple[float, float]]: ...
+
+    def prepare(self, image: Any) -> Any: ...
 
 
 class Pipeline:
@@ -114,6 +118,13 @@ class Pipeline:
         """Where the tracker has each piece now (board mm)."""
         return self.tracker.positions()
 
+    def prepare(self, image) -> Any:
+        """What the detector can work out from ``image`` alone (its ``prepare``; None if it has none), for
+        the live loop's capture thread to do ahead (``judge.live``); ``feed`` hands it back to the detector
+        with the frame (``frame.prepared``). Touches nothing the judging thread changes."""
+        prep = getattr(self.detector, "prepare", None)
+        return prep(image) if prep is not None else None
+
     def feed(self, frame: Any) -> VisionShot | None:
         """Frame times are taken as they come (a live stream's jitter, dropped frames, a drifting rate):
         only a frame that is not after the last one, or the last picture again while pieces move (a
@@ -128,7 +139,11 @@ class Pipeline:
                 and self._repeat(frame.t_s) and _same_picture(image, last)):
             return self._skip_repeat()
         t = time.perf_counter()
-        dets = self.detector.detect(frame.image, frame.index, frame.t_s)
+        prepared = getattr(frame, "prepared", None)
+        if prepared is None:
+            dets = self.detector.detect(frame.image, frame.index, frame.t_s)
+        else:
+            dets = self.detector.detect(frame.image, frame.index, frame.t_s, prepared=prepared)
         self.timings["detect"] += time.perf_counter() - t
         return self._track(dets)
 
