@@ -148,7 +148,8 @@ class CroppedDetector:
         self.crop_px_run = 0  # and the pixels of those crops
 
     def expect(self, layout) -> None:
-        """A new layout (a shot's start, a referee's correction): look at the whole picture again."""
+        """Vision starts from a state (the first frame, a refused shot, a referee's correction): look at the
+        whole picture again."""
         self.full.expect(layout)
         self._ref = None
 
