@@ -106,6 +106,21 @@ def test_tracker_needs_evidence_for_a_new_piece_and_names_it_by_owner():
     assert names == [["A1"], ["A1"], ["A1", "A6"]]
 
 
+def test_a_newcomer_beyond_a_cushion_line_gets_no_name_on_a_board_with_cushions():
+    """A fit on the cue over the frame, a pawn's size and colour for frames on end, is no piece on the board:
+    beyond the cushion line there is no surface to lie on (#16, the independent renderer's bat-pocketed)."""
+    tracker = Tracker(SURFACE, hit_min=3)
+    tracker.start({"A1": (0.0, 0.0)}, 0, 0.0, spares=["A6"])
+    beyond = Detection("pawn", (-114.0, -SURFACE.half_y_mm - 8.0), 16.0, "A")
+    inside = Detection("pawn", (-114.0, -SURFACE.half_y_mm + 20.0), 16.0, "A")
+    names = [sorted(d.piece for d in tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, 0.0), 16.0, "A"),
+                                                                           beyond))).pieces()) for k in range(1, 6)]
+    assert names == [["A1"]] * 5
+    names = [sorted(d.piece for d in tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, 0.0), 16.0, "A"),
+                                                                           inside))).pieces()) for k in range(6, 9)]
+    assert names[-1] == ["A1", "A6"]
+
+
 def test_tracker_never_gives_a_piece_to_the_other_players_track():
     tracker = Tracker(SURFACE)
     tracker.start({"A1": (0.0, 0.0)}, 0, 0.0, spares=[])

@@ -419,7 +419,7 @@ class Tracker:
                     self._put_down(piece, d, dets)
                     named.append(d.named(piece))
                     continue
-                piece = self._spare_for(d, tent.first)
+                piece = self._spare_for(d, tent.first) if self._on_surface(d) else None
                 if piece is not None:
                     live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, dets.t_s)
                     live.t_obs_s = dets.t_s
@@ -431,6 +431,15 @@ class Tracker:
             survivors.append(tent)
         self._tentative = survivors
         return named
+
+    def _on_surface(self, d: Detection) -> bool:
+        """A newcomer starts on the playing surface: beyond a cushion line there is no surface to lie on
+        (#16: on the independent renderer a fit on the cue over the frame, a pawn's size and colour for four
+        frames, took a spare pawn's name off the board and the shot was refused). A game without cushions
+        (the field's edge is only the camera's view) takes one from anywhere."""
+        s = self.surface
+        x, y = d.centre_mm
+        return not s.walls or (abs(x) <= s.half_x_mm and abs(y) <= s.half_y_mm)
 
     def _placed(self, dets: Detections) -> list[tuple[Detection, str]]:
         """Pieces put down where a ruling said, recognised on sight: a detection on an expected spot
