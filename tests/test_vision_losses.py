@@ -302,3 +302,41 @@ def test_between_the_demo_shots_no_piece_is_lost_and_no_shot_invented(demo_novus
         assert p in tracks and tracks[p].left is None, (p, tracks.get(p))
         assert math.dist(tracks[p].observed()[-1].centre_mm, xy) < 3.0, p
     assert set(tracks) - set(truth) == set()
+
+
+def test_a_bat_unseen_where_it_could_have_touched_a_cushion_flags_the_call():
+    """The bat not seen for 230 ms on its way to a pawn, near the far cushion: a ricochet would look the same
+    as a direct stroke (Novuss: the first contact's call depends on it), so the referee is asked; the same
+    gap far from any cushion, where no rebound fits the time, asks nothing."""
+    import numpy as np
+
+    from calibration import default_profile
+    from vision.board import Surface
+    from vision.events import Motion
+    from vision.shot import ShotAssembler
+    from vision.types import Track, TrackState
+    from rules.record import Event, Kind
+
+    profile = default_profile("novuss")
+    asm = ShotAssembler(profile)
+    half_y = Surface.from_profile(profile).half_y_mm
+
+    def motion(points):
+        t = np.array([p[0] for p in points])
+        xy = np.array([p[1:] for p in points], float)
+        track = Track("bat", "bat", None, 18.0, tuple(TrackState("bat", k, float(tt), (float(x), float(y)))
+                                                       for k, (tt, x, y) in enumerate(points)))
+        return Motion(track, t, xy, [])
+
+    contact = Event(0.45, Kind.CONTACT, a="bat", b="A1")
+    # 1.5 m/s northwards; unseen from 0.2 to 0.43 s while 60 mm short of the far cushion (reach ~345 mm; the way
+    # by the cushion from y = half_y - 78 to y = half_y - 100 is 78 - 18 + 100 - 18 ~ 142 mm)
+    near = [(0.0, 0.0, half_y - 378), (0.1, 0.0, half_y - 228), (0.2, 0.0, half_y - 78), (0.43, 0.0, half_y - 100),
+            (0.45, 0.0, half_y - 130)]
+    review = asm._unseen_rebound_review([contact], {"bat": motion(near)})
+    assert [r["code"] for r in review] == ["rebound_unseen"] and review[0]["t"] == 0.2
+    far = [(0.0, 0.0, -600.0 + 300), (0.1, 0.0, -450.0 + 300), (0.2, 0.0, -300.0 + 300), (0.43, 0.0, 45.0 + 300)]
+    assert asm._unseen_rebound_review([Event(0.44, Kind.CONTACT, a="bat", b="A1")], {"bat": motion(far)}) == []
+    # a cushion seen before the contact: the stroke is known to be a ricochet
+    seen = Event(0.3, Kind.CUSHION, piece="bat", side="N")
+    assert asm._unseen_rebound_review([seen, contact], {"bat": motion(near)}) == []
