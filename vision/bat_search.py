@@ -4,9 +4,10 @@ The bat is no part of the opening layout (a hand puts it down in the striker's z
 a table's bat may be of any colour, so its colour is not taken from the profile: until it has been seen,
 a disc of the bat's size lying sharp in a striking zone is the bat, whatever its colour, and its colour is
 measured once it has lain there, with no hand over any of it, for ``still_frames`` frames (the median of
-those frames' colours; the cue aiming at its edge covers none of its top). A hand placing the bat can leave its outline sharp while fingers cover part
-of the top face: measured then, the colour would be the hand's and the bat's mixed, and the bat would not be
-recognised again (#16: the independent renderer's gap clip 4, the bat lost for the whole stroke).
+what was measured there; the cue aiming at its edge covers none of its top). A hand placing the bat can
+leave its outline sharp while fingers cover part of the top face: measured then, the colour would be the
+hand's and the bat's mixed, and the bat would not be recognised again (#16: the independent renderer's gap
+clip 4, the bat lost for the whole stroke).
 
 The size tells a bat from a pawn: a pawn fitted with the bat's radius finds its outline about the radius
 difference (2 mm) inside it, the bat fitted with a pawn's that much outside (``RimFit.bias_mm``), so half

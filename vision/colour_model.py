@@ -135,19 +135,8 @@ class ColourModel:
             if confident is not None:
                 confident[:] = [False] * len(colours)
             return [None] * len(colours)
-        protos = np.stack([self.prototypes[c] for c in classes])
-        d = distance(colours[:, None, :], protos[None, :, :])
-        # each class's own tolerance, once: a family of marbles that differ among themselves is a wide ball, a
-        # pawn colour a narrow one, and "clearly nearer" means nearer in those units
-        tol = np.array([self.tolerance[c] if c in self.tolerance else self.learned_tolerance(c) for c in classes])
-        for k, c in enumerate(classes):
-            if c in self.anchors:
-                d[:, k] = np.minimum(d[:, k], distance(colours, self.anchors[c]))
-            if c in self.members:  # one marble's own colour: a narrower ball than the family's, scaled to it
-                own = distance(colours[:, None, :], self.members[c][None]).min(axis=1)
-                d[:, k] = np.minimum(d[:, k], own * tol[k] / (self.member_tolerance * self.colour_tolerance))
-        raw = d.copy()
-        d = d / tol[None, :]
+        raw, tol = self._raw(colours, classes)
+        d = raw / tol[None, :]
         best = np.argmin(d, axis=1)
         second = np.sort(d, axis=1)[:, 1] if len(classes) > 1 else np.full(len(d), np.inf)
         # nearer the empty board's colour than its class's: the board's texture (a crack, a pebble's ring)
@@ -159,17 +148,28 @@ class ColourModel:
         return [classes[b] if piece[j] and d[j, b] <= 1.0 and d[j, b] < 0.6 * second[j] else None
                 for j, b in enumerate(best)]
 
+    def _raw(self, colours: np.ndarray, classes: list[Class]) -> tuple[np.ndarray, np.ndarray]:
+        """(colours x classes distances, each class's tolerance): to the followed prototype, the anchor or, for
+        a marble, its own colour, whichever is nearest. Each class's own tolerance: a family of marbles that
+        differ among themselves is a wide ball, a pawn colour a narrow one, and "nearer" means nearer in those
+        units."""
+        d = distance(colours[:, None, :], np.stack([self.prototypes[c] for c in classes])[None, :, :])
+        tol = np.array([self.tolerance[c] if c in self.tolerance else self.learned_tolerance(c) for c in classes])
+        for k, c in enumerate(classes):
+            if c in self.anchors:
+                d[:, k] = np.minimum(d[:, k], distance(colours, self.anchors[c]))
+            if c in self.members:  # one marble's own colour: a narrower ball than the family's, scaled to it
+                own = distance(colours[:, None, :], self.members[c][None]).min(axis=1)
+                d[:, k] = np.minimum(d[:, k], own * tol[k] / (self.member_tolerance * self.colour_tolerance))
+        return d, tol
+
     def distances(self, colour: np.ndarray) -> dict[Class, float]:
-        """Each class's distance from ``colour`` in units of that class's tolerance (its followed or anchor
-        colour, whichever is nearer)."""
-        out = {}
-        for cls, proto in self.prototypes.items():
-            tol = self.tolerance[cls] if cls in self.tolerance else self.learned_tolerance(cls)
-            d = float(distance(colour, proto)) / tol
-            if cls in self.anchors:
-                d = min(d, float(distance(colour, self.anchors[cls])) / tol)
-            out[cls] = d
-        return out
+        """Each class's distance from ``colour`` in units of that class's tolerance, as ``classify`` measures it."""
+        classes = list(self.prototypes)
+        if not classes:
+            return {}
+        raw, tol = self._raw(np.asarray(colour, float)[None, :], classes)
+        return {c: float(v) for c, v in zip(classes, raw[0] / tol)}
 
     def adapt(self, samples: Mapping[Class, list[np.ndarray]]) -> None:
         """Move each class's prototype towards the colours of this frame's confident, sharp detections of

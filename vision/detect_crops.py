@@ -10,8 +10,9 @@ again once it has moved far enough to show, and never silently left behind. A wh
 the changes are too many or too wide for crops (a hand over the board, the light changing), and at least
 every ``refresh_s`` seconds.
 
-Crops are batched through a network that takes any input size (the ``.pt`` weights through PyTorch, or
-NCNN on a Pi); the whole frames go through the detector it is given (the shipped ONNX file).
+Crops are batched through a network that takes any input size (the shipped ``shotjudge-det-crops.onnx``
+through ONNX Runtime, or ``.pt`` weights through PyTorch); the whole frames go through the detector it is
+given (the shipped fixed-size ONNX file).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import cv2
 import numpy as np
 
 from .detect_learned import LearnedDetector, one_box_per_disc
-from .types import OCCLUDERS, Detection, Detections, VisionError
+from .types import OCCLUDERS, Detection, Detections, VisionError, _numpy
 
 __all__ = ["CroppedDetector", "changed_boxes"]
 
@@ -95,18 +96,14 @@ class _Shifted:
     names: dict
 
 
-def _array(values) -> np.ndarray:
-    return np.asarray(values.cpu().numpy() if hasattr(values, "cpu") else values, float)
-
-
 def _whole_in_crop(result, corner: tuple[int, int], size: int, image_wh: tuple[int, int], occluders: frozenset[str],
                    edge_px: float = EDGE_PX) -> _Shifted:
     """A crop's boxes in the whole image's px, without the boxes that touch the crop's edge where the
     image goes on beyond it: a piece cut by the crop's edge gets a box of its visible part (its centre
     off), and the crops overlap so that it lies whole in another; an occluder is kept however cut."""
     b = result.boxes
-    xyxy = _array(b.xyxy).reshape(-1, 4)
-    conf, cls = _array(b.conf).reshape(-1), _array(b.cls).reshape(-1)
+    xyxy = _numpy(b.xyxy).astype(float).reshape(-1, 4)
+    conf, cls = _numpy(b.conf).astype(float).reshape(-1), _numpy(b.cls).astype(float).reshape(-1)
     x, y = corner
     lo = np.array([0 if x == 0 else edge_px, 0 if y == 0 else edge_px])
     hi = np.array([size if x + size >= image_wh[0] else size - edge_px, size if y + size >= image_wh[1] else size - edge_px])

@@ -92,7 +92,7 @@ def make_detector(kind: str, plane, profile, weights: str | Path | None = None, 
     the classical one (with a logged warning) instead of an error. The classical detector (given the
     calibration's piece ``appearance``) still needs ``learn_background`` / ``learn_colours`` from the
     calibration step. ``learned``: ``load_learned``'s options, and ``crop_weights`` (weights that take any
-    input size, the ``.pt``): the whole frame only to (re)acquire, crops where the picture changed between
+    input size: the shipped ``-crops.onnx``, or ``.pt``): the whole frame only to (re)acquire, crops where the picture changed between
     (``vision.detect_crops``: the learned path in real time); ``game`` defaults to the profile's (only
     that game's classes compete for a box: ``bench/learned_remedies.py`` measured fewer misses and a third
     fewer false alarms; ``game=None`` lets every class compete as before)."""

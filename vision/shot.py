@@ -205,7 +205,7 @@ class ShotAssembler:
         if not firsts or any(e.kind == Kind.CUSHION and e.piece == striker and e.t < min(firsts) for e in events):
             return []
         t_c, dt_frame, r = min(firsts), _frame_dt(m), m.radius
-        lines = [(0, s.half_x_mm - r), (0, -s.half_x_mm + r), (1, s.half_y_mm - r), (1, -s.half_y_mm + r)]
+        lines = s.cushion_lines(r).values()
         for i in range(1, len(m.t) - 1):
             a, b = float(m.t[i]), float(m.t[i + 1])
             if a >= t_c or b - a <= 1.5 * dt_frame:

@@ -437,9 +437,7 @@ class Tracker:
         (#16: on the independent renderer a fit on the cue over the frame, a pawn's size and colour for four
         frames, took a spare pawn's name off the board and the shot was refused). A game without cushions
         (the field's edge is only the camera's view) takes one from anywhere."""
-        s = self.surface
-        x, y = d.centre_mm
-        return not s.walls or (abs(x) <= s.half_x_mm and abs(y) <= s.half_y_mm)
+        return not self.surface.walls or self.surface.outside_side(d.centre_mm) is None
 
     def _placed(self, dets: Detections) -> list[tuple[Detection, str]]:
         """Pieces put down where a ruling said, recognised on sight: a detection on an expected spot
