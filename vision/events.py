@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Mapping
 
 import numpy as np
-from scipy.optimize import brentq
+from numpy.polynomial import polynomial as P
 
 from rules.game import piece_key
 from rules.record import Event, Kind
@@ -402,20 +402,19 @@ class EventExtractor:
             if kink_m is not None and kq is not None:
                 bq, aq = self._trimmed(q, bq, aq, kink_m)
             reach = m.radius + q.radius
-            dist = lambda f, g: (lambda t: float(np.hypot(*(f.pos(t) - g.pos(t)))) - reach)  # noqa: E731
             r_var = 2.0 * self.radius_sigma_mm ** 2
-            t = _root(dist(bm, bq), lo, hi, first=True, sign=-1)
+            t = _root(_apart(bm, bq, lo, reach), lo, hi, first=True, sign=-1)
             if t is not None:
                 c.ests["approach"] = _Est(t, _pair_sigma(bm, bq, t, r_var), "approach", lev=_lev(t, bm, bq))
-            t = _root(dist(am, aq), lo, hi, first=False, sign=+1)
+            t = _root(_apart(am, aq, lo, reach), lo, hi, first=False, sign=+1)
             if t is not None:
                 c.ests["departure"] = self._lagged(_Est(t, _pair_sigma(am, aq, t, r_var), "departure", lev=_lev(t, am, aq)), 2.0)
         else:
             axis, line = self.surface.cushion_lines(m.radius)[c.side]
-            t = _root(lambda t: float(bm.pos(t)[axis]) - line, lo, hi, first=True, sign=0)
+            t = _root(_beyond(bm, lo, axis, line), lo, hi, first=True, sign=0)
             if t is not None:
                 c.ests["approach"] = _Est(t, _line_sigma(bm, axis, t), "approach", lev=_lev(t, bm))
-            t = _root(lambda t: float(am.pos(t)[axis]) - line, lo, hi, first=False, sign=0)
+            t = _root(_beyond(am, lo, axis, line), lo, hi, first=False, sign=0)
             if t is not None:
                 c.ests["departure"] = self._lagged(_Est(t, _line_sigma(am, axis, t), "departure", lev=_lev(t, am)), 2.0)
         if kink_m is not None:
@@ -531,20 +530,20 @@ class EventExtractor:
                 continue
             if tr.left == "pocket":
                 where = tr.left_where or min(self.surface.pockets, key=lambda n: math.dist(self.surface.pockets[n], m.xy[-1]))
-                c = np.asarray(self.surface.pockets[where], float)
-                crossing = lambda f: (lambda t: float(np.hypot(*(f.pos(t) - c))) - self.surface.pocket_radius_mm)  # noqa
+                centre = np.asarray(self.surface.pockets[where], float)
+                crossing = lambda f, t0: _apart(f, centre, t0, self.surface.pocket_radius_mm)  # noqa: E731
                 sign = -1
             elif tr.left == "pit":
-                crossing = lambda f: (lambda t: float(np.hypot(*f.pos(t))) - self.surface.pit_radius_mm)  # noqa
+                crossing = lambda f, t0: _apart(f, np.zeros(2), t0, self.surface.pit_radius_mm)  # noqa: E731
                 sign = -1
             else:
                 axis, line = self.surface.cushion_lines(m.radius)[tr.left_where]
-                crossing = lambda f, axis=axis, line=line: (lambda t: (float(f.pos(t)[axis]) - line) * (1 if line > 0 else -1))  # noqa
-                sign = +1
+                crossing = lambda f, t0, axis=axis, line=line: _beyond(f, t0, axis, line)  # noqa: E731
+                sign = 0
             t_hit, sig = None, dt / 2
             for f in m.fits:
                 lo, hi = f.t_first - dt, f.t_last + dt
-                t = _root(crossing(f), lo, hi, first=True, sign=sign if tr.left != "off" else 0)
+                t = _root(crossing(f, lo), lo, hi, first=True, sign=sign)
                 if t is not None:
                     t_hit = t
                     sig = max(_speed_sigma(f, t), 1e-5)
@@ -571,21 +570,65 @@ def _frames_near(m: Motion, t: float) -> list[int]:
     return [int(fr[i]) for i in (idx - 1, idx) if 0 <= i < len(fr)]
 
 
-def _root(fn: Callable[[float], float], lo: float, hi: float, first: bool, sign: int, n: int = 40) -> float | None:
-    """First (or last) zero of ``fn`` in [lo, hi]; ``sign`` -1 keeps only downward crossings, +1 upward."""
-    ts = np.linspace(lo, hi, n)
-    vs = np.array([fn(t) for t in ts])
-    idx = np.flatnonzero(np.sign(vs[:-1]) * np.sign(vs[1:]) <= 0)
-    if sign:
-        idx = [i for i in idx if (vs[i + 1] - vs[i]) * sign > 0]
-    if len(idx) == 0:
+def _local(f: Fit | np.ndarray, t0: float) -> np.ndarray:
+    """(3, 2): a fit's position as a polynomial in ``s = t - t0`` (constant, linear and square terms per
+    coordinate); a fixed point (an array of 2) as a constant one."""
+    if isinstance(f, Fit):
+        return np.stack([f.pos(t0), f.vel(t0), 0.5 * f.a])
+    return np.stack([np.asarray(f, float), np.zeros(2), np.zeros(2)])
+
+
+def _apart(f: Fit, g: Fit | np.ndarray, t0: float, reach: float) -> np.ndarray:
+    """Squared distance between ``f`` and ``g`` less ``reach`` squared, a quartic in ``s = t - t0``: of the sign
+    of their distance less ``reach`` (touching discs, a piece over a pocket's or the pit's rim)."""
+    d = _local(f, t0) - _local(g, t0)
+    out = P.polyadd(P.polymul(d[:, 0], d[:, 0]), P.polymul(d[:, 1], d[:, 1]))
+    out[0] -= reach * reach
+    return out
+
+
+def _beyond(f: Fit, t0: float, axis: int, line: float) -> np.ndarray:
+    """How far ``f`` is past a cushion line (along ``axis``, outwards), a quadratic in ``s = t - t0``."""
+    c = _local(f, t0)[:, axis].copy()
+    c[0] -= line
+    return c if line > 0 else -c
+
+
+def _root(poly: np.ndarray, lo: float, hi: float, first: bool, sign: int) -> float | None:
+    """First (or last) crossing of zero in [lo, hi] of the polynomial ``poly`` (coefficients from the constant
+    up, in ``s = t - lo``): every motion here is a quadratic in time, so the instants two discs touch, a disc
+    meets a line or two stretches meet are its real roots, taken exactly (numpy's companion matrix), not
+    searched for. ``sign`` -1 keeps only downward crossings, +1 upward, 0 either; a touch without crossing
+    (a double root) is none."""
+    span = hi - lo
+    if not span > 0:
         return None
-    i = idx[0] if first else idx[-1]
-    if vs[i] == 0:
-        return float(ts[i])
-    if vs[i + 1] == 0:
-        return float(ts[i + 1])
-    return float(brentq(fn, ts[i], ts[i + 1], xtol=1e-9))
+    c = np.asarray(poly, float) * span ** np.arange(len(poly))  # in u = s / span: the roots sought lie in [0, 1]
+    big = np.abs(c).max()
+    if not big > 0:
+        return None
+    top = len(c)
+    while top > 1 and abs(c[top - 1]) <= 1e-13 * big:
+        top -= 1
+    c = c[:top]
+    if top < 2:
+        return None
+    r = P.polyroots(c)
+    u = np.sort(r.real[(np.abs(r.imag) <= 1e-9) & (r.real > 0.0) & (r.real < 1.0)])
+    if not len(u):
+        return None
+    edges = np.concatenate([[0.0], u, [1.0]])
+    side = np.sign(P.polyval(0.5 * (edges[:-1] + edges[1:]), c))  # the sign between consecutive roots
+    order = range(len(u)) if first else range(len(u) - 1, -1, -1)
+    for i in order:
+        before, after = side[i], side[i + 1]
+        if before == after or before == 0 or after == 0 or (sign and (after - before) * sign < 0):
+            continue
+        x, slope = float(u[i]), float(P.polyval(u[i], P.polyder(c)))
+        if slope != 0:  # one Newton step polishes the eigenvalue
+            x -= float(P.polyval(x, c)) / slope
+        return lo + span * min(max(x, 0.0), 1.0)
+    return None
 
 
 def _pair_sigma(f: Fit, g: Fit, t: float, extra_var_mm2: float = 0.0) -> float:
@@ -618,8 +661,8 @@ def _speed_sigma(f: Fit, t: float) -> float:
 
 def _kink(before: Fit, after: Fit, lo: float, hi: float) -> _Est | None:
     """The instant the incoming and outgoing stretches of one piece meet."""
-    def g(t):
-        return float((before.pos(t) - after.pos(t)) @ (before.vel(t) - after.vel(t)))
+    d = _local(before, lo) - _local(after, lo)  # their separation; its derivative is the difference of velocities
+    g = P.polyadd(*(P.polymul(d[:, k], P.polyder(d[:, k])) for k in range(2)))  # separation . its rate
     t = _root(g, lo, hi, first=True, sign=+1)
     if t is None:
         return None
