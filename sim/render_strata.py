@@ -44,6 +44,7 @@ STRATA: dict[str, str] = {
     "exposure-drift": "exposure drifts 25 % (darker or brighter) over 1.5 s from 0.3 s",
     "dark-pawns-black": "player B's pieces black (A's nominal)",
     "pawns-blue-green": "player A's pieces blue, B's green",
+    "pale-board": "a cream board (a pale sand for the pit): player A's ivory pieces of the surface's own shade",
     "bat-any-colour": "the bat of any colour (hue, saturation, value drawn at random)",
     "compressed-2mbit": "H.264 at 2 Mbit/s (webcam stream), decoded again",
     "rolling-shutter-15ms": "rows read over 15 ms top to bottom (Pi Camera Module 3), 48 bands",
@@ -168,6 +169,9 @@ def _stratum(name: str, seed: int) -> RenderSettings:
         return _colours(st, rng, None, "black", False)
     if name == "pawns-blue-green":
         return _colours(st, rng, "blue", "green", False)
+    if name == "pale-board":
+        pale = family_bgr("cream", rng)
+        return replace(st, wood_bgr=pale, soil_bgr=pale)
     if name == "bat-any-colour":
         return _colours(st, rng, None, None, True)
     if name == "compressed-2mbit":

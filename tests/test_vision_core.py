@@ -442,3 +442,47 @@ def test_a_second_box_of_one_class_on_one_disc_is_dropped_the_stronger_kept():
     assert [(d.kind, d.centre_mm[0], d.score) for d in got.items] == [
         ("hand", 0.0, 1.0), ("marble", 5.0, 0.6), ("marble", 14.5, 0.2), ("marble", 3.0, 0.1)]
     assert (got.frame, got.t_s) == (4, 0.1)
+
+
+def test_a_piece_lost_in_the_open_and_back_in_the_same_shot_keeps_one_track():
+    """On the independent renderer a struck pawn was lost from sight on its way and found again at rest under
+    its own name: its new track replaced the old one, and its contact with the bat went with it."""
+    tracker = Tracker(SURFACE, hit_min=2, miss_max=3)
+    tracker.start({"A1": (0.0, 0.0), "A2": (300.0, 0.0)}, 0, 0.0, spares=["A3"])
+    a2 = Detection("pawn", (300.0, 0.0), 16.0, "A")
+    for k in range(1, 4):  # A1 at rest, then struck: 20 mm a frame
+        tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, 0.0), 16.0, "A"), a2)))
+    for k in range(4, 8):
+        tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, 20.0 * (k - 3)), 16.0, "A"), a2)))
+    for k in range(8, 14):  # unseen in the open
+        tracker.update(Detections(k, k / 60, (a2,)))
+    assert tracker.tracks["A1"].left == "lost"
+    for k in range(14, 18):  # at rest again, further on
+        tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, 200.0), 16.0, "A"), a2)))
+    track = tracker.tracks["A1"]
+    t, xy, frames = track.arrays()
+    assert track.left is None
+    assert frames[0] == 0 and list(frames[:8]) == list(range(8))  # its rest and its flight before it was lost
+    assert tuple(xy[-1]) == (0.0, 200.0) and frames[-1] == 17
+
+
+def test_a_piece_last_seen_at_rest_is_not_continued_beyond_a_cushion_but_one_flying_off_is():
+    """On the independent renderer a pawn by its cushion, missed at rest for a while, took a pawn-coloured fit
+    on the striker's hand 700 mm off beyond the other cushion and was called off the board: the shot was
+    refused. Beyond a cushion line a piece is only one on its way off."""
+    tracker = Tracker(SURFACE, hit_min=3)
+    tracker.start({"A8": (484.0, -40.0), "A1": (0.0, 0.0)}, 0, 0.0, spares=["A6"])
+    a1 = Detection("pawn", (0.0, 0.0), 16.0, "A")
+    for k in range(1, 4):
+        tracker.update(Detections(k, k / 60, (a1, Detection("pawn", (484.0, -40.0), 16.0, "A"))))
+    hand_fit = Detection("pawn", (1.0, -SURFACE.half_y_mm - 44.0), 16.0, "A")
+    for k in range(4, 10):  # A8 missed at rest; the hand's fit beyond the south cushion
+        out = tracker.update(Detections(k, k / 60, (a1, hand_fit)))
+        assert sorted(d.piece for d in out.pieces()) == ["A1"]
+    assert tracker.tracks["A8"].left is None and tracker.positions()["A8"] == (484.0, -40.0)
+    # A1 struck towards the south cushion and over it: followed beyond the line until it is gone
+    for k in range(10, 16):
+        y = -100.0 * (k - 9)
+        out = tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, y), 16.0, "A"),)))
+        assert "A1" in [d.piece for d in out.pieces()]
+    assert tracker.positions()["A1"][1] < -SURFACE.half_y_mm

@@ -142,3 +142,50 @@ def test_a_class_with_a_wide_tolerance_does_not_outvote_the_piece_heading_there(
     assert motion.claim([(0.0, -151.0)], cls := [None], [colour], ["pawn"], model.distances, 2.103) == [0]
     assert cls == [BAT]
 
+
+
+def test_a_bat_struck_from_rest_is_found_where_it_could_have_gone_until_its_velocity_is_known():
+    """The independent renderer's bat struck at ~2 m/s, filmed at 30 frames/s: missed on the frame it set off,
+    then 98 mm from its rest with its colour 1.2 tolerances off (unseen for 12 frames to its first contact)."""
+    model = _players_and_bat()
+    motion = MotionHold(lambda kind: 18.0, launched=("bat",), launch_keep_s=0.2)
+    dt = 1 / 30
+    for k in range(3):
+        motion.update([(BAT, (0.0, -445.0)), (PA, (100.0, 100.0))], k * dt)
+    motion.update([(PA, (100.0, 100.0))], 3 * dt)  # struck: not found (blur, the cue)
+    drifted = np.array([0.235, 0.587, 0.164, -1.466])
+    assert model.classify(drifted[None]) == [None] and 1.0 < model.distances(drifted)[BAT] < 4.0
+    t = 4 * dt
+    # a fit of the bat's colour 98 mm on, another beyond where 9 m/s carries it in 67 ms: the first only
+    classes = [None, None]
+    assert motion.claim([(0.0, -347.0), (0.0, 250.0)], classes, [drifted] * 2, ["pawn"] * 2, model.distances, t) == [0]
+    assert classes == [BAT, None]
+    # one bat: of two such fits only the nearer in colour, and none where the colour found it elsewhere
+    nearer = drifted + np.array([0.0, 0.0, 0.0, 0.05])
+    classes = [None, None]
+    assert motion.claim([(0.0, -347.0), (0.0, -300.0)], classes, [drifted, nearer], ["pawn"] * 2, model.distances, t) == [1]
+    assert classes == [None, BAT]
+    classes = [None, BAT]
+    assert motion.claim([(0.0, -347.0), (5.0, -440.0)], classes, [drifted, drifted], ["pawn"] * 2, model.distances, t) == []
+    motion.update([(BAT, (0.0, -347.0)), (PA, (100.0, 100.0))], t)
+    # its speed from the rest is a lower bound (it set off after it was last seen): still looked for widely
+    assert motion.claim([(0.0, -282.0)], cls := [None], [drifted], ["pawn"], model.distances, 5 * dt) == [0] and cls == [BAT]
+    motion.update([(BAT, (0.0, -282.0))], 5 * dt)
+    # two sightings in flight: heading on at 1950 mm/s, and only there
+    assert motion.claim([(0.0, -100.0)], cls := [None], [drifted], ["pawn"], model.distances, 6 * dt) == [] and cls == [None]
+    assert motion.claim([(0.0, -218.0)], cls := [None], [drifted], ["pawn"], model.distances, 6 * dt) == [0] and cls == [BAT]
+
+
+def test_a_pawn_or_a_bat_gone_for_longer_than_launch_keep_s_is_not_looked_for_far_away():
+    model = _players_and_bat()
+    motion = MotionHold(lambda kind: 18.0, launched=("bat",), launch_keep_s=0.2)
+    pale_a = np.array([0.3, 0.35, 0.35, 0.3]) + np.array([0.08, -0.08, 0.0, 0.0])  # 1.6 tolerances from A's
+    drifted = np.array([0.235, 0.587, 0.164, -1.466])
+    motion.update([(BAT, (0.0, -445.0)), (PA, (100.0, 100.0))], 0.0)
+    motion.update([(BAT, (0.0, -445.0)), (PA, (100.0, 100.0))], 0.02)
+    motion.update([], 0.04)
+    # a pawn is not launched by a cue: gone from its rest, it is not looked for 80 mm away
+    assert motion.claim([(180.0, 100.0)], cls := [None], [pale_a], ["pawn"], model.distances, 0.06) == [] and cls == [None]
+    motion.update([], 0.2)
+    motion.update([], 0.23)  # the bat unseen for over 0.2 s: named by its colour alone again
+    assert motion.claim([(0.0, -300.0)], cls := [None], [drifted], ["pawn"], model.distances, 0.25) == [] and cls == [None]

@@ -280,10 +280,15 @@ class Tracker:
         pieces = [d for d in dets.pieces() if all(d is not q for q, _ in placed)]
         preds = [self.motion.predict(l.pos, l.vel, t - l.t_obs_s) for l in lives]
         cost = np.full((len(lives), len(pieces)), _BIG)
+        beyond = [self.surface.walls and self.surface.outside_side(d.centre_mm) is not None for d in pieces]
         for i, (l, p) in enumerate(zip(lives, preds)):
             gate = self.gate_margin_mm + self.max_speed_mm_s * max(t - l.t_obs_s, 0.0)
+            # beyond a cushion line a piece is only one flying off: a piece last seen at rest is not there (#16:
+            # on the independent renderer a pawn missed at rest by its cushion took a fit on the striker's hand,
+            # 700 mm off beyond the other cushion, and was called off the board)
+            still = float(np.hypot(*l.vel)) <= self.rest_speed_mm_s
             for j, d in enumerate(pieces):
-                if d.cls == l.cls:
+                if d.cls == l.cls and not (still and beyond[j]):
                     dist = self.distance(p, d)
                     if dist <= gate:
                         cost[i, j] = dist
@@ -439,7 +444,14 @@ class Tracker:
                     named.append(d.named(piece))
                     continue
                 piece = self._spare_for(d, tent.first) if self._on_surface(d) else None
+                if piece is not None and piece in self._gone and self._gone[piece].left == "lost":
+                    # it vanished in the open during this shot and is back under its own name: one piece, one
+                    # track (a fresh one would drop what it did before it was lost, its contacts with it)
+                    self._revive(piece, d, dets, tent.earlier)
+                    named.append(d.named(piece))
+                    continue
                 if piece is not None:
+                    self._gone.pop(piece, None)
                     live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, dets.t_s)
                     live.t_obs_s = dets.t_s
                     # the frames that earned it its name are its first sightings (a marble coming into view
@@ -496,10 +508,7 @@ class Tracker:
         live.t_obs_s, live.frame_obs = dets.t_s, d.frame
 
     def _spare_for(self, d: Detection, first: Detection | None = None) -> str | None:
-        piece = self._roster.spare_id(d, first, self._live, self.off_view_reach_mm)
-        if piece is not None:
-            self._gone.pop(piece, None)
-        return piece
+        return self._roster.spare_id(d, first, self._live, self.off_view_reach_mm)
 
 
 @dataclass(frozen=True)
