@@ -47,10 +47,10 @@ def test_the_clip_whose_pale_pawn_is_never_seen_is_flagged_with_the_bat_found():
     st = new_stats()
     records = run_clip(profile, gap_episode(profile, 4), 60, "classical", 4, st, renderer_factory=PandaRenderer)
     assert st["rulings_wrong_silent"] == 0 and st["rulings"] == [False]
-    # which of the two depends on what the process rendered before (measured: alone, refused; after seeds 2
-    # and 5, flagged): either way the referee is shown it
-    assert st["ruling_notes"] in (
-        ["own-opponent-1.888ms: shot 1 refused: shot 1: after.A8: A8 is in before but neither in after nor pocketed/off"],
-        ["own-opponent-1.888ms: shot 1 ['no_pawn_pocketed'] -> ['no_own_pawn_touched', 'no_pawn_pocketed', "
-         "'opponent_pawn_first', 'penalty_debt', 'turn_lost_penalty'] (flagged)"])
+    # what the call becomes depends on what the process rendered before (Panda3D's frames are not the same
+    # from one process to the next; measured: refused, the opponent's pawn first, the pale pawn off the board)
+    # and on the fits against a cushion: whichever, the one shot goes to the referee, refused or flagged
+    (note,) = st["ruling_notes"]
+    assert note.startswith("own-opponent-1.888ms: shot 1 ")
+    assert note.endswith(" (flagged)") or note.startswith("own-opponent-1.888ms: shot 1 refused: ")
     assert records and records[0]["before"]["bat"] is not None  # the bat was seen where it was put down

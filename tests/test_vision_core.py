@@ -486,3 +486,19 @@ def test_a_piece_last_seen_at_rest_is_not_continued_beyond_a_cushion_but_one_fly
         out = tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, y), 16.0, "A"),)))
         assert "A1" in [d.piece for d in out.pieces()]
     assert tracker.positions()["A1"][1] < -SURFACE.half_y_mm
+
+
+def test_a_newcomer_on_a_board_with_cushions_is_named_once_it_shows_a_whole_outline():
+    """The cue's wooden tip behind the bat fits as a pawn with 0.6-0.7 of an outline (the rest is the stick):
+    it must not take a spare pawn's name at the stroke; a pawn put back by hand lies still and shows it whole."""
+    tracker = Tracker(SURFACE, hit_min=3)
+    tracker.start({"A1": (0.0, 0.0)}, 0, 0.0, spares=["A3"])
+    a1 = Detection("pawn", (0.0, 0.0), 16.0, "A")
+    for k in range(1, 7):  # the tip, a pawn's size and colour, creeping up behind the bat
+        tip = Detection("pawn", (-8.0, -494.0 + 2.0 * k), 16.0, "A", score=0.59)
+        out = tracker.update(Detections(k, k / 60, (a1, tip)))
+        assert sorted(d.piece for d in out.pieces()) == ["A1"]
+    back = [Detection("pawn", (200.0, 100.0), 16.0, "A", score=s) for s in (0.6, 0.92, 0.9)]
+    names = [sorted(d.piece for d in tracker.update(Detections(k, k / 60, (a1, b))).pieces())
+             for k, b in zip(range(7, 10), back)]
+    assert names == [["A1"], ["A1"], ["A1", "A3"]]

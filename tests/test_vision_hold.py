@@ -189,3 +189,7 @@ def test_a_pawn_or_a_bat_gone_for_longer_than_launch_keep_s_is_not_looked_for_fa
     motion.update([], 0.2)
     motion.update([], 0.23)  # the bat unseen for over 0.2 s: named by its colour alone again
     assert motion.claim([(0.0, -300.0)], cls := [None], [drifted], ["pawn"], model.distances, 0.25) == [] and cls == [None]
+    # nor when no frame came between to forget it: a bat put down 2 s ago is not looked for everywhere
+    later = MotionHold(lambda kind: 18.0, launched=("bat",), launch_keep_s=0.2)
+    later.update([(BAT, (0.0, -445.0))], 0.0)
+    assert later.claim([(60.0, -150.0)], cls := [None], [drifted], ["pawn"], model.distances, 2.0) == [] and cls == [None]

@@ -423,6 +423,22 @@ class ClassicalDetector:
                         "occluders+assembly": t4 - t3s, "background upkeep": t5 - t4}
         return Detections(frame, t_s, tuple(items))
 
+    def _shown(self, centre_mm, r: float, near: float = 0.3) -> float:
+        """The share of a disc's outline that can show as an edge against the board: where the disc lies against
+        a cushion, the rim within ``near`` radii of the cushion's face meets the cushion's own edge and shadow,
+        and its rays find no fall from piece to board there (bench/strata.py, everything: a pawn against the
+        west cushion gave 0.50-0.54 of its rays, under the 0.55 asked of a disc, and was missed on half its
+        frames; on the independent renderer the pawns against the side cushions too)."""
+        if not self.surface.walls:
+            return 1.0
+        lost = 0.0
+        x, y = float(centre_mm[0]), float(centre_mm[1])
+        for gap in (self.surface.half_x_mm - abs(x), self.surface.half_y_mm - abs(y)):
+            c = (gap - near * r) / r
+            if c < 1.0:
+                lost += math.acos(max(c, -1.0)) / math.pi
+        return max(1.0 - lost, 0.5)
+
     def _faint(self, stats: np.ndarray, cents: np.ndarray) -> list[int]:
         """Blobs too small to hold a piece anywhere else (specks, skipped at once) that lie on a place where a
         piece was lately found at rest: a piece of the board's own shade (a cream pawn on a pale board) differs
@@ -555,7 +571,7 @@ class ClassicalDetector:
             r = self.surface.radius(cls[0])
             if self._sunk(fit.centre_mm, r):
                 continue
-            min_rays = self.crowded_min_rays if owners[j] in self._crowded else self.min_rays
+            min_rays = (self.crowded_min_rays if owners[j] in self._crowded else self.min_rays) * self._shown(fit.centre_mm, r)
             if fit.rays < min_rays or not -0.25 * r < fit.bias_mm < 0.9 * r:
                 continue
             # a sharp disc; or one smeared by its motion during the exposure, whose outline is a stadium: a disc
@@ -597,8 +613,10 @@ class ClassicalDetector:
         self._strange.append((Unidentified(centre, round(r + float(fit.bias_mm), 2)), blob))
 
     def _is_strange(self, fit) -> bool:
-        """Found all round, with a colour unlike the empty board's: a disc that is there, of no class."""
-        return fit.rays >= self.strange_min_rays and (
+        """Found all round, with a colour unlike the empty board's: a disc that is there, of no class. Not
+        at the edge threshold raised over a noisy board (``RimFit.raised``), where a codec's blocks outline
+        faint discs of the board's own colour (see ``_unknown_bats``)."""
+        return fit.rays >= self.strange_min_rays and not fit.raised and (
             self._board_colour is None or float(distance(fit.colour, self._board_colour)) > self.strange_from_board)
 
     def _bat_unknown(self) -> bool:
@@ -621,13 +639,17 @@ class ClassicalDetector:
         r_pawn = self.surface.radius(self.default_kind)
         strange = [f is not None and classes[j] is None and self._is_strange(f)
                    and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
+        # never at the edge threshold raised over a noisy board (``RimFit.raised``): a codec's blocks outline
+        # faint discs of the board's own colour there (compressed-2mbit: one in a striking zone, level 0.026,
+        # the board around it 0.012, was taken for the bat, its colour learnt, and the real bat never found)
         cand = [j for j, f in enumerate(fits) if (classes[j] is None or classes[j][0] == self.default_kind)
-                and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]
+                and f is not None and not f.raised and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]
         if not cand:
             return
         kind = self.spec.striker
         again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kind) for j in cand])
-        bats = [(j, f) for j, f in zip(cand, again) if self.bat_search.is_bat(f, self.max_rms_mm, strange[j])]
+        bats = [(j, f) for j, f in zip(cand, again)
+                if f is not None and not f.raised and self.bat_search.is_bat(f, self.max_rms_mm, strange[j])]
         if bats:  # there is one bat: of two such discs (a spare pawn of another set), the one of the bat's size
             j, f = min(bats, key=lambda b: abs(b[1].bias_mm))
             fits[j], classes[j], sure[j] = f, (kind, None), False

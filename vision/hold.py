@@ -114,7 +114,8 @@ class MotionHold:
             if dt <= 0:
                 continue
             if self._unsure(cls, known):
-                out.append((cls, at, self.launch_mm_s * dt, True))
+                if dt <= self.launch_keep_s:  # no frame came between to forget it: it is forgotten here
+                    out.append((cls, at, self.launch_mm_s * dt, True))
             else:
                 out.append((cls, (at[0] + v[0] * dt, at[1] + v[1] * dt), math.hypot(v[0], v[1]) * dt, False))
         return out

@@ -46,6 +46,7 @@ class RimFit:
     rays: float  # share of rays that gave a rim point
     colour: np.ndarray  # top face: median chromaticity (B, G, R shares) and median log brightness vs the board
     level: float  # median foreground strength on the top face
+    raised: bool = False  # the outline was found at the edge threshold raised over a noisy board (``fit``)
 
 
 def foreground_strength(frame: np.ndarray, empty: np.ndarray) -> np.ndarray:
@@ -121,6 +122,7 @@ class RimFitter:
         self.dirs = np.stack([np.cos(ang), np.sin(ang)], 1)  # (K, 2) board-plane unit vectors
         self.rho = np.linspace(inner, outer, n_samples)  # in units of the seen top radius
         self.ring = (self.rho >= ring[0]) & (self.rho <= ring[1])
+        self.outer = self.rho >= outer - 0.2  # beyond any rim the fit accepts (1.55 top radii): the board
         self.scale_mm, self.iterations = scale_mm, iterations
 
     # ------------------------------------------------------------------ sampling
@@ -171,20 +173,24 @@ class RimFitter:
         chroma = _median_rows((fr / s_f[..., None]).reshape(p, -1, 3))
         bright = _median_rows(np.log(s_f / (er[..., 0] + er[..., 1] + er[..., 2] + 3.0)).reshape(p, -1))
         colour = np.concatenate([chroma, bright[:, None]], 1)
-        thr = 0.5 * level
-        fg = strength >= thr[:, None, None]
-        falls = fg[:, :, :-1] & ~fg[:, :, 1:]
-        has = falls.any(axis=2)
-        i = np.argmax(falls, axis=2)  # first fall from piece to board along each ray
-        flat = strength.reshape(-1, strength.shape[2])
-        rows = np.arange(flat.shape[0])
-        s0 = flat[rows, i.ravel()].reshape(i.shape)
-        s1 = flat[rows, i.ravel() + 1].reshape(i.shape)
-        frac = np.clip((s0 - thr[:, None]) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
-        step = radii[:, 1] - radii[:, 0]
-        rho = radii[np.arange(p)[:, None], i] + frac * step[:, None]  # (P, K) mm from the seed
-        # plausible outline radii: the top face's, give or take how far the seed may be off and the wall
-        ok = has & (rho > 0.55 * r_top[:, None]) & (rho < 1.55 * r_top[:, None]) & (level[:, None] > 0.02)
+        # the edge at half the top face's level; and that raised by what the board beyond the rim shows above a
+        # fifth of that level (the lower quarter of the rays' outer ends, a neighbour on some of them): a piece of
+        # nearly the board's colour under noise or a codec's smear has a level not far above the board's, and
+        # half of it alone lit the board all round (bench/strata.py, everything: a cream pawn on a pale green
+        # board, level 0.024), while a faint bat under 2 Mbit/s lost rays to the raised one (compressed-2mbit:
+        # 0.6 -> 0.45 of them, never found). Each piece keeps the threshold that finds more of its outline.
+        outer = strength[:, :, self.outer].reshape(p, -1)
+        q = outer.shape[1] // 4
+        board = np.partition(outer, q, axis=1)[:, q]
+        half = 0.5 * level
+        raised = half + 0.5 * np.clip(board - 0.2 * level, 0.0, 0.8 * level)
+        ok, rho = self._edges(strength, half, radii, r_top, level)
+        better = np.zeros(p, bool)
+        if (raised > half).any():
+            ok_r, rho_r = self._edges(strength, raised, radii, r_top, level)
+            better = ok_r.sum(axis=1) > ok.sum(axis=1)
+            ok = np.where(better[:, None], ok_r, ok)
+            rho = np.where(better[:, None], rho_r, rho)
         n_ok = ok.sum(axis=1)
         if not (n_ok >= 6).any():  # no outline anywhere (a shadow's blob): nothing to fit
             return [None] * p
@@ -198,8 +204,28 @@ class RimFitter:
                 out.append(None)
                 continue
             out.append(RimFit((float(centre[j, 0]), float(centre[j, 1])), (float(seen_c[j, 0]), float(seen_c[j, 1])),
-                              float(bias[j]), float(rms[j]), float(share[j]), colour[j], float(level[j])))
+                              float(bias[j]), float(rms[j]), float(share[j]), colour[j], float(level[j]), bool(better[j])))
         return out
+
+    @staticmethod
+    def _edges(strength, thr, radii, r_top, level):
+        """Per ray the first fall from piece to board at threshold ``thr`` (P,), sub-sample: whether it gives a
+        plausible rim point (P, K) and its radius from the seed (P, K) mm."""
+        p = len(thr)
+        fg = strength >= thr[:, None, None]
+        falls = fg[:, :, :-1] & ~fg[:, :, 1:]
+        has = falls.any(axis=2)
+        i = np.argmax(falls, axis=2)  # first fall from piece to board along each ray
+        flat = strength.reshape(-1, strength.shape[2])
+        rows = np.arange(flat.shape[0])
+        s0 = flat[rows, i.ravel()].reshape(i.shape)
+        s1 = flat[rows, i.ravel() + 1].reshape(i.shape)
+        frac = np.clip((s0 - thr[:, None]) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
+        step = radii[:, 1] - radii[:, 0]
+        rho = radii[np.arange(p)[:, None], i] + frac * step[:, None]  # (P, K) mm from the seed
+        # plausible outline radii: the top face's, give or take how far the seed may be off and the wall
+        ok = has & (rho > 0.55 * r_top[:, None]) & (rho < 1.55 * r_top[:, None]) & (level[:, None] > 0.02)
+        return ok, rho
 
     def _solve(self, pts, ok, seen, r, kt, wall):
         """Robust Gauss-Newton for every piece at once: unknowns base x, y and the edge bias.

@@ -443,7 +443,7 @@ class Tracker:
                     self._put_down(piece, d, dets)
                     named.append(d.named(piece))
                     continue
-                piece = self._spare_for(d, tent.first) if self._on_surface(d) else None
+                piece = self._spare_for(d, tent.first) if self._on_surface(d) and self._whole_once(tent) else None
                 if piece is not None and piece in self._gone and self._gone[piece].left == "lost":
                     # it vanished in the open during this shot and is back under its own name: one piece, one
                     # track (a fresh one would drop what it did before it was lost, its contacts with it)
@@ -462,6 +462,16 @@ class Tracker:
             survivors.append(tent)
         self._tentative = survivors
         return named
+
+    #: on a board with cushions, the fit score (``Detection.score``) one of a newcomer's sightings needs
+    newcomer_score = 0.8
+
+    def _whole_once(self, tent: _Tentative) -> bool:
+        """On a board with cushions a piece comes back by hand and lies still: a newcomer is named once one of
+        its sightings shows a whole outline (bench/strata.py, everything: the cue's wooden tip behind the bat,
+        a pawn's size and colour with 0.6-0.7 of an outline, the rest of it the stick, took a spare pawn's name
+        at the stroke and was called off the board). A marble rolling into the view, smeared, needs none."""
+        return not self.surface.walls or max(e.score for e in (*tent.earlier, tent.det)) >= self.newcomer_score
 
     def _on_surface(self, d: Detection) -> bool:
         """A newcomer starts on the playing surface: beyond a cushion line there is no surface to lie on
