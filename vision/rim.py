@@ -179,18 +179,22 @@ class RimFitter:
         # half of it alone lit the board all round (bench/strata.py, everything: a cream pawn on a pale green
         # board, level 0.024), while a faint bat under 2 Mbit/s lost rays to the raised one (compressed-2mbit:
         # 0.6 -> 0.45 of them, never found). Each piece keeps the threshold that finds more of its outline.
-        outer = strength[:, :, self.outer].reshape(p, -1)
-        q = outer.shape[1] // 4
-        board = np.partition(outer, q, axis=1)[:, q]
         half = 0.5 * level
-        raised = half + 0.5 * np.clip(board - 0.2 * level, 0.0, 0.8 * level)
         ok, rho = self._edges(strength, half, radii, r_top, level)
         better = np.zeros(p, bool)
-        if (raised > half).any():
-            ok_r, rho_r = self._edges(strength, raised, radii, r_top, level)
-            better = ok_r.sum(axis=1) > ok.sum(axis=1)
-            ok = np.where(better[:, None], ok_r, ok)
-            rho = np.where(better[:, None], rho_r, rho)
+        again = np.flatnonzero(ok.sum(axis=1) < ok.shape[1])  # (every ray found its edge: nothing to gain)
+        if len(again):
+            outer = strength[again][:, :, self.outer].reshape(len(again), -1)
+            q = outer.shape[1] // 4
+            board = np.partition(outer, q, axis=1)[:, q]
+            lv = level[again]
+            raised = half[again] + 0.5 * np.clip(board - 0.2 * lv, 0.0, 0.8 * lv)
+            again, raised = again[raised > half[again]], raised[raised > half[again]]
+        if len(again):
+            ok_r, rho_r = self._edges(strength[again], raised, radii[again], r_top[again], level[again])
+            gain = ok_r.sum(axis=1) > ok[again].sum(axis=1)
+            better[again[gain]] = True
+            ok[again[gain]], rho[again[gain]] = ok_r[gain], rho_r[gain]
         n_ok = ok.sum(axis=1)
         if not (n_ok >= 6).any():  # no outline anywhere (a shadow's blob): nothing to fit
             return [None] * p
