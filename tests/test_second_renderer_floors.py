@@ -54,3 +54,25 @@ def test_the_clip_whose_pale_pawn_is_never_seen_is_flagged_with_the_bat_found():
     assert note.startswith("own-opponent-1.888ms: shot 1 ")
     assert note.endswith(" (flagged)") or note.startswith("own-opponent-1.888ms: shot 1 refused: ")
     assert records and records[0]["before"]["bat"] is not None  # the bat was seen where it was put down
+
+
+def test_the_bat_smeared_on_its_way_to_a_pocket_is_called_pocketed():
+    """At 2.6 m/s the independent renderer's bat is smeared beyond what the streak measure takes; what its fits
+    left of it was a "hand", three frames of its last six, and its track ended "taken by a hand": the pocketing
+    was never called (flagged, piece_unseen). A leftover wholly inside the cushions is no hand: the bat's path
+    runs on into the pocket."""
+    import cv2
+
+    from bench.scoring import new_stats, run_clip
+    from calibration import default_profile
+    from sim.render_panda import PandaRenderer
+    from sim.scenarios_novuss import SCENARIOS as NOV
+
+    cv2.setNumThreads(1)
+    profile = default_profile("novuss")
+    st = new_stats()
+    records = run_clip(profile, NOV["bat-pocketed"][0](profile, 1), 60, "classical", 1, st, renderer_factory=PandaRenderer)
+    assert st["ruling_notes"] == [] and st["rulings"] == [True]
+    (rec,) = records
+    assert [e["kind"] for e in rec["events"] if e.get("piece") == "bat"] == ["pocket"]
+    assert "review" not in rec["meta"]

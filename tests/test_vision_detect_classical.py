@@ -283,3 +283,22 @@ def test_prepared_ahead_detects_exactly_as_on_its_own():
     assert b.prepare(image[:-2]) is None and b.prepare(image.astype(np.float32)) is None
     other = dataclasses.replace(prepared, roi=(0, 0, 8, 8), coarse=prepared.coarse[:2, :2])
     assert a.detect(image, n, n / 60.0) == b.detect(image, n, n / 60.0, prepared=other)
+
+
+def test_a_leftover_wholly_inside_the_cushions_is_no_hand_one_reaching_the_edge_is(novuss_touching):
+    """A hand or the cue comes in over the cushions, the arm or the stick with it; what a blob's fits leave
+    wholly inside the watched region is a piece they missed (the independent renderer's bat smeared on its way
+    to a pocket was a "hand" that took it). In Cvrnkaná, with no cushions, the rule does not apply."""
+    _, _, _, nov = novuss_touching
+    ch, cw = nov._mask.shape
+    cy, cx = ch // 2, cw // 2
+    smear = np.zeros((8, 14), bool)  # about three discs' worth of coarse pixels, at the board's centre
+    smear[1:7, 1:13] = True
+    assert smear.sum() >= 1.5 * nov._disc_cpx
+    assert not nov._reaches_in(smear, cx, cy)
+    arm = np.zeros((8, cx + 14), bool)  # the same, with an arm reaching back to the region's west edge
+    arm[1:7, :] = True
+    assert nov._reaches_in(arm, 0, cy)
+    profile = default_profile("cvrnkana")
+    _, cvr = setup(profile, CVRNKANA["pit-entry"][0](profile, 1).clip(), 60.0, 1, "straight", colours="appearance")
+    assert cvr._reaches_in(smear, cvr._mask.shape[1] // 2, cvr._mask.shape[0] // 2)
