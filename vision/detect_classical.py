@@ -575,7 +575,9 @@ class ClassicalDetector:
             r = self.surface.radius(cls[0])
             if self._sunk(fit.centre_mm, r):
                 continue
-            min_rays = (self.crowded_min_rays if owners[j] in self._crowded else self.min_rays) * self._shown(fit.centre_mm, r)
+            min_rays = self.crowded_min_rays if owners[j] in self._crowded else self.min_rays
+            if fit.rays < min_rays:  # (the cushion's share is at most 1: worked out only for a fit short of rays)
+                min_rays *= self._shown(fit.centre_mm, r)
             if fit.rays < min_rays or not -0.25 * r < fit.bias_mm < 0.9 * r:
                 continue
             # a sharp disc; or one smeared by its motion during the exposure, whose outline is a stadium: a disc
@@ -619,7 +621,7 @@ class ClassicalDetector:
     def _is_strange(self, fit) -> bool:
         """Found all round, with a colour unlike the empty board's: a disc that is there, of no class. Not
         at the edge threshold raised over a noisy board (``RimFit.raised``), where a codec's blocks outline
-        faint discs of the board's own colour (see ``_unknown_bats``)."""
+        faint discs of the board's own colour (see ``BatSearch._clear``)."""
         return fit.rays >= self.strange_min_rays and not fit.raised and (
             self._board_colour is None or float(distance(fit.colour, self._board_colour)) > self.strange_from_board)
 
@@ -643,17 +645,13 @@ class ClassicalDetector:
         r_pawn = self.surface.radius(self.default_kind)
         strange = [f is not None and classes[j] is None and self._is_strange(f)
                    and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
-        # never at the edge threshold raised over a noisy board (``RimFit.raised``): a codec's blocks outline
-        # faint discs of the board's own colour there (compressed-2mbit: one in a striking zone, level 0.026,
-        # the board around it 0.012, was taken for the bat, its colour learnt, and the real bat never found)
         cand = [j for j, f in enumerate(fits) if (classes[j] is None or classes[j][0] == self.default_kind)
-                and f is not None and not f.raised and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]
+                and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]
         if not cand:
             return
         kind = self.spec.striker
         again = self.rim.fit(image, self.background, [self._seed(fits[j].seen_mm, kind) for j in cand])
-        bats = [(j, f) for j, f in zip(cand, again)
-                if f is not None and not f.raised and self.bat_search.is_bat(f, self.max_rms_mm, strange[j])]
+        bats = [(j, f) for j, f in zip(cand, again) if self.bat_search.is_bat(f, self.max_rms_mm, strange[j])]
         if bats:  # there is one bat: of two such discs (a spare pawn of another set), the one of the bat's size
             j, f = min(bats, key=lambda b: abs(b[1].bias_mm))
             fits[j], classes[j], sure[j] = f, (kind, None), False

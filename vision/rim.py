@@ -182,16 +182,16 @@ class RimFitter:
         half = 0.5 * level
         ok, rho = self._edges(strength, half, radii, r_top, level)
         better = np.zeros(p, bool)
-        again = np.flatnonzero(ok.sum(axis=1) < ok.shape[1])  # (every ray found its edge: nothing to gain)
-        if len(again):
-            outer = strength[again][:, :, self.outer].reshape(len(again), -1)
+        short = np.flatnonzero(ok.sum(axis=1) < ok.shape[1])  # (every ray found its edge: nothing to gain)
+        if len(short):
+            outer = strength[short][:, :, self.outer].reshape(len(short), -1)
             q = outer.shape[1] // 4
             board = np.partition(outer, q, axis=1)[:, q]
-            lv = level[again]
-            raised = half[again] + 0.5 * np.clip(board - 0.2 * lv, 0.0, 0.8 * lv)
-            again, raised = again[raised > half[again]], raised[raised > half[again]]
-        if len(again):
-            ok_r, rho_r = self._edges(strength[again], raised, radii[again], r_top[again], level[again])
+            lv = level[short]
+            raised = half[short] + 0.5 * np.clip(board - 0.2 * lv, 0.0, 0.8 * lv)
+            up = raised > half[short]
+            again = short[up]
+            ok_r, rho_r = self._edges(strength[again], raised[up], radii[again], r_top[again], level[again])
             gain = ok_r.sum(axis=1) > ok[again].sum(axis=1)
             better[again[gain]] = True
             ok[again[gain]], rho[again[gain]] = ok_r[gain], rho_r[gain]
