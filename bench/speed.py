@@ -16,7 +16,9 @@ frames/s (1000 / median ms) of both, and the ratio ours / decode in frames/s, wa
 
 *Replay.* ``judge.replay.judge_video`` on the demo's simulated Novuss match at 60 frames/s 1280x720 (as
 ``bench/replay.py``: filmed once into ``--work``), beside decoding it alone with PyAV, and the whole
-``shotjudge replay`` process (Python, OpenCV and the project imported, the table printed): seconds,
+``shotjudge replay`` process (Python, OpenCV and the project imported, the table printed; the project's bytecode
+compiled first, as an installed package has it: where ``PYTHONDONTWRITEBYTECODE`` is set, as on these machines,
+every process would otherwise compile the project's modules from source again): seconds,
 real-time factor (target >= 4x), rulings identical to the simulator's; above the table the CPU time of the
 replay (all threads, and the judging thread's per frame) and of the whole process. Every frame's tracked
 positions and every shot's record and ruling are written to ``--positions`` (JSON, default
@@ -50,6 +52,7 @@ import cv2
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGES = ("judge", "vision", "rules", "hardware", "calibration", "sim")  # what ``shotjudge replay`` imports
 sys.path.insert(0, ROOT)
 
 FPS = 60.0
@@ -213,6 +216,8 @@ def replay_table(work: Path, runs: int, positions: Path | None = None) -> list[s
                str(where / "calibration.json"), "--background", str(where / "empty-board.png"), "--state",
                str(where / "start-state.json"), "--quiet"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
+    # the project's bytecode, as pip writes it at install and Python at a first run (into the ignored __pycache__)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     for _ in range(runs):  # decode alone, the replay in this process, and the whole `shotjudge replay` alternate
         base.append(decode_only(where / "video.mp4"))
         c0, m0 = time.process_time(), time.thread_time()

@@ -1,4 +1,5 @@
 """Webcam (fake cv2.VideoCapture at the vendor boundary), video files, image folders, source specs."""
+import os
 from fractions import Fraction
 
 import av
@@ -255,6 +256,21 @@ def test_video_file_times_come_from_index_and_rate(tmp_path):
     assert [f.t_s for f in frames] == [i / 30 for i in range(12)]
     assert [int(round(float(f.image[2:14, 2:14].mean()) / 20)) for f in frames] == list(range(12))
     assert all(not f.image.flags.writeable for f in frames)
+
+
+@pytest.mark.parametrize("cores, threads", [({0}, 1), ({0, 1}, 1), ({0, 1, 2, 3}, 3)])
+def test_video_decoding_leaves_one_core_to_the_judge_and_gives_the_same_frames(tmp_path, monkeypatch, cores, threads):
+    """FFmpeg's decoding threads: every core the process may use but one (the judging thread's); at least one.
+    The frames are the same whatever the count."""
+    path = tmp_path / "clip.mp4"
+    write_mp4(path, n=10, fps=30)
+    with VideoFileSource(path) as src:
+        plain = [f.image.copy() for f in src]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(cores))
+    with VideoFileSource(path) as src:
+        assert src._stream.thread_count == threads
+        frames = [f.image for f in src]
+    assert len(frames) == 10 and all(np.array_equal(a, b) for a, b in zip(frames, plain))
 
 
 def test_truncated_video_ends_with_how_many_frames_were_read(tmp_path):

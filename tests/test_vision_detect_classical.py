@@ -302,3 +302,29 @@ def test_a_leftover_wholly_inside_the_cushions_is_no_hand_one_reaching_the_edge_
     profile = default_profile("cvrnkana")
     _, cvr = setup(profile, CVRNKANA["pit-entry"][0](profile, 1).clip(), 60.0, 1, "straight", colours="appearance")
     assert cvr._reaches_in(smear, cvr._mask.shape[1] // 2, cvr._mask.shape[0] // 2)
+
+
+def test_the_places_pieces_hold_are_mapped_to_pixels_once_while_they_stay(novuss_touching, monkeypatch):
+    """``_faint`` and the empty board's upkeep ask every frame where the places pieces hold lie in the image:
+    the calibration maps them again only when a place has changed."""
+    _, _, _, det = novuss_touching
+    plane, calls = det.plane, []
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(plane, name)
+
+        def to_image_px(self, mm):
+            calls.append(np.asarray(mm).copy())
+            return plane.to_image_px(mm)
+
+    monkeypatch.setattr(det, "plane", Counting())
+    monkeypatch.setattr(det, "_places_at", None)
+    places = [((10.0, 20.0), "pawn"), ((-300.5, 150.25), "bat")]
+    first = det._places_px(places)
+    assert np.array_equal(first, plane.to_image_px([[10.0, 20.0], [-300.5, 150.25]])) and len(calls) == 1
+    again = det._places_px([((10.0, 20.0), "pawn"), ((-300.5, 150.25), "bat")])
+    assert again is first and len(calls) == 1
+    moved = det._places_px([((10.0, 20.0), "pawn"), ((-300.5, 150.5), "bat")])
+    assert len(calls) == 2 and np.array_equal(moved, plane.to_image_px([[10.0, 20.0], [-300.5, 150.5]]))
+    assert not np.array_equal(moved, first)

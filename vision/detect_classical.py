@@ -147,6 +147,7 @@ class ClassicalDetector:
         self._strange: list[tuple[Unidentified, int]] = []  # ... while a frame is measured, with their blob
         self.still_threshold, self.refit_frames = int(still_threshold), int(refit_frames)
         self._cache: dict[tuple, tuple] = {}
+        self._places_at: tuple[tuple, np.ndarray] | None = None  # ``_places_px``: the places and their image px
         self._diameter_mm = 2.0 * min(self.surface.radius_mm.values())
         self._disc_mm2 = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2
         self._disc_cpx = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2 / self._mm2_per_cpx
@@ -459,10 +460,18 @@ class ClassicalDetector:
             return []
         x0, y0 = self.roi[:2]
         q = self.scale
-        at = (self.plane.to_image_px(np.array([c for c, _ in places], float)) - (x0 - 0.5, y0 - 0.5)) / q - 0.5
+        at = (self._places_px(places) - (x0 - 0.5, y0 - 0.5)) / q - 0.5
         near = np.array([self.surface.radius(kind) for _, kind in places]) / math.sqrt(self._mm2_per_cpx)
         d = np.hypot(*(cents[small][:, None, :] - at[None, :, :]).transpose(2, 0, 1))
         return small[(d <= near[None, :]).any(axis=1)].tolist()
+
+    def _places_px(self, places: list) -> np.ndarray:
+        """Image pixels of the places pieces hold (``RestHold.places``), kept while the places are the same: at
+        rest they are from frame to frame, and ``_faint`` and ``_refresh`` ask for them on every frame."""
+        key = tuple(at for at, _ in places)
+        if self._places_at is None or self._places_at[0] != key:
+            self._places_at = (key, self.plane.to_image_px(np.array(key, float)))
+        return self._places_at[1]
 
     def _normalise_light(self, image: np.ndarray, coarse: np.ndarray) -> tuple[LitFrame, np.ndarray]:
         """(the frame divided by its per-channel gain against the empty board, made where it is read, the coarse empty board in
@@ -820,12 +829,12 @@ class ClassicalDetector:
         if lit.corrected:
             quiet = cv2.bitwise_and(quiet, cv2.inRange(lit.raw[a:b, x0:x1], (0, 0, 0), (249, 249, 249)))
         if pieces:
-            px = self.plane.to_image_px(np.array([at for at, _ in pieces], float))
+            px = self._places_px(pieces)
             px_per_mm = q / math.sqrt(self._mm2_per_cpx)
-            for (u, v), (_, kind) in zip(px, pieces):
-                r = 2.0 * self.surface.radius(kind) * px_per_mm
-                if a - r <= v <= b + r:
-                    cv2.circle(quiet, (int(round(u - x0)), int(round(v - a))), int(math.ceil(r)), 0, -1)
+            r = 2.0 * np.array([self.surface.radius(kind) for _, kind in pieces]) * px_per_mm
+            for j in np.flatnonzero((a - r <= px[:, 1]) & (px[:, 1] <= b + r)).tolist():  # those reaching this band
+                u, v = px[j]
+                cv2.circle(quiet, (int(round(u - x0)), int(round(v - a))), int(math.ceil(r[j])), 0, -1)
         acc = self._bg_acc[a:b, x0:x1]
         cv2.accumulateWeighted(lit[a:b, x0:x1], acc, self.refresh_rate, mask=quiet)
         rounded = acc + 0.5  # np.clip(acc + 0.5, 0, 255).astype(np.uint8), without its temporary arrays
