@@ -639,8 +639,9 @@ class ClassicalDetector:
 
     #: a disc of no pawn class's colour is taken for the bat down to a pawn's size only with its outline
     #: found all round and a colour unlike the board's (the board's own texture, a zone line's crossing, can
-    #: fit a faint disc: the demo's mid-set layout had one at rays 0.71, the board's colour to 0.01)
-    strange_min_rays, strange_from_board = 0.9, 0.2
+    #: fit a faint disc: the demo's mid-set layout had one at rays 0.71, the board's colour to 0.01); a wooden
+    #: bat on a wooden board lies 0.14-0.17 from it (bench/strata.py, everything: opponent-first), so 0.1
+    strange_min_rays, strange_from_board = 0.9, 0.1
     #: the fit score (rays x residual) of a detection that may start a place a piece holds (``RestHold``): a
     #: whole outline; the board's texture outlined as a faint disc scores 0.5-0.7
     hold_score = 0.8
