@@ -5,20 +5,24 @@ is only moved by a hand, so a few missed frames are the detector's), then ``why_
 as ``(left, where)`` of ``vision.types.Track``: ``pocket`` (and which), ``off`` a cushion / out of the
 ``view`` (and the side), into the ``pit`` (``where`` "hand": flicked in under a hand, unseen), ``pickup``
 (a hand took it) or ``lost`` (taken by something unseen; it comes back under its own id).
+
+Once the shot is read, ``pocket_in_reach`` and ``lost_before_shot`` say what a track that ended ``lost`` means
+for the call: a pocket it was about to enter, or a piece the detector missed at rest that nothing could move.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Container
+from typing import TYPE_CHECKING, Container, Sequence
 
 import numpy as np
 
 from .board import Surface
-from .types import Detections
+from .types import Detections, Track
 
 if TYPE_CHECKING:
     from .tracker import _Live
 
-__all__ = ["under_hand_to_pit", "hand_reaches_pit", "at_pit_rim", "resting_patience", "why_gone"]
+__all__ = ["under_hand_to_pit", "hand_reaches_pit", "at_pit_rim", "resting_patience", "why_gone", "pocket_in_reach",
+           "lost_before_shot"]
 
 
 def under_hand_to_pit(l: _Live, expected: Container[str], sent_back: Container[str]) -> bool:
@@ -100,3 +104,65 @@ def why_gone(l: _Live, surface: Surface, miss_max: int, still_mm_s: float, knock
             return ("off" if surface.walls else "view"), side
     return "lost", None
 
+
+
+def pocket_in_reach(tr: Track, surface: Surface, rest_speed_mm_s: float = 50.0, frames: float = 1.0) -> str | None:
+    """The pocket a track that ended ``lost`` was entering: its last sighting lay, moving, within ``frames``
+    frames' travel of the pocket's capture circle, heading for it. Speed and heading come from the last few
+    sightings (the median step and the chord), not from the tracker's velocity, which a cushion just before
+    lags (#16, the independent renderer, gap 18: a pawn off the cushion beside a pocket, last seen 4 mm short
+    of its mouth at 450 mm/s; the filter's velocity after the bounce pointed past it). Within one frame it
+    would have been over the mouth, where the camera loses a dropping piece anyway; farther, it stays lost."""
+    obs = tr.observed()[-6:]
+    if tr.left != "lost" or len(obs) < 3 or not surface.pockets:
+        return None
+    t = np.array([s.t_s for s in obs], float)
+    xy = np.array([s.centre_mm for s in obs], float)
+    dt = np.diff(t)
+    if (dt <= 0).any() or float(dt.max()) > 2.5 * float(np.median(dt)):
+        return None  # sightings with a hole in them: no speed to trust
+    speed = float(np.median(np.hypot(*np.diff(xy, axis=0).T) / dt))
+    if speed <= rest_speed_mm_s:
+        return None
+    reach_mm, heading = speed * float(np.median(dt)) * frames, xy[-1] - xy[-4 if len(xy) >= 4 else 0]
+    for name, centre in surface.pockets.items():
+        to = np.asarray(centre, float) - xy[-1]
+        if float(np.hypot(*to)) - surface.pocket_radius_mm <= reach_mm and float(heading @ to) > 0:
+            return name
+    return None
+
+
+def lost_before_shot(tr: Track, others: Sequence[Track], surface: Surface, t0_s: float, t1_s: float,
+                     moved_mm: float = 3.0, margin_mm: float = 10.0) -> bool:
+    """A piece given up at rest before the shot began (the detector missed it: a pawn against a cushion, on
+    the independent renderer, never found in a whole clip), not under a hand or the cue when given up, not
+    at a pocket's mouth, and which no piece that moved during the shot came within touching distance (plus
+    ``margin_mm``) of, along the straight steps between its sightings: nothing could have moved it, so it
+    lies where it lay and no call depends on it. A piece that vanishes during the shot, one a moving piece
+    came near, or any where another piece was lost from sight during the shot (its way unseen), still asks
+    the referee."""
+    obs = tr.observed()
+    if tr.left != "lost" or tr.left_hidden_by is not None or not obs or (tr.left_t_s or 0.0) > t0_s:
+        return False
+    xy = np.asarray(obs[-1].centre_mm, float)
+    if surface.pocket_at(tuple(xy), tr.radius_mm):
+        return False
+    for q in others:
+        if q.piece == tr.piece:
+            continue
+        if q.left in ("lost", "pickup") and t0_s <= (q.left_t_s or 0.0) <= t1_s:
+            return False
+        seen = np.asarray([s.centre_mm for s in q.observed() if t0_s <= s.t_s <= t1_s], float).reshape(-1, 2)
+        if len(seen) < 2 or float(np.hypot(*(seen - seen[0]).T).max()) <= moved_mm:
+            continue  # at rest through the shot: it set nothing off
+        if _nearest_on_steps(seen, xy) <= tr.radius_mm + q.radius_mm + margin_mm:
+            return False
+    return True
+
+
+def _nearest_on_steps(path: np.ndarray, xy: np.ndarray) -> float:
+    """How close the straight steps between consecutive points of ``path`` come to ``xy``."""
+    a, d = path[:-1], np.diff(path, axis=0)
+    span = np.maximum((d * d).sum(axis=1), 1e-12)
+    u = np.clip(((xy - a) * d).sum(axis=1) / span, 0.0, 1.0)
+    return float(np.hypot(*(a + u[:, None] * d - xy).T).min())

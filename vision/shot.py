@@ -22,7 +22,9 @@ import numpy as np
 from rules.record import Event, Kind, Shot
 
 from .board import Surface
+from .departure import lost_before_shot, pocket_in_reach
 from .events import EventExtractor, Motion
+from .launch import slid
 from .segmenter import ShotWindow
 from .types import Track
 
@@ -58,7 +60,7 @@ class ShotAssembler:
         self.off_view: dict[str, tuple[float, float]] = {}  # known places outside the camera's view
 
     def assemble(self, window: ShotWindow, tracks: Mapping[str, Track], player: str | None = None) -> VisionShot:
-        tracks = {p: tr for p, tr in tracks.items() if tr.observed()}
+        tracks = {p: self._dropped(tr) for p, tr in tracks.items() if tr.observed()}
         extraction = self.extractor.extract(tracks)
         motions = extraction.motions
         events = list(extraction.events)
@@ -93,6 +95,11 @@ class ShotAssembler:
         unseen = self._unseen(motions, gone, before)
         for p, item in unseen.items():
             after[p] = tuple(item["at"])
+        # one the detector lost at rest before the shot, which nothing could have moved, lies where it lay:
+        # no call depends on it, so the referee is not asked (departure.lost_before_shot)
+        for p in [p for p in unseen if lost_before_shot(motions[p].track, [m.track for m in motions.values()],
+                                                        self.surface, window.t0_s, window.t1_s)]:
+            del unseen[p]
         sigma_after = {p: math.sqrt(m.fits[-1].pos_var(m.fits[-1].t_ref) + self.calibration_rms_mm ** 2)
                        for p, m in motions.items() if p in after}
         t0, t1 = round(t0, 6), round(t1, 6)
@@ -254,6 +261,13 @@ class ShotAssembler:
                                       f"the camera cannot tell"})
         return out
 
+    def _dropped(self, tr: Track) -> Track:
+        """A track that ended lost as it was entering a pocket (``departure.pocket_in_reach``) ended in it: a
+        piece that vanished at the mouth and was not seen again by the shot's end went in (one seen again
+        would have been given back its track by the tracker, and not be lost here)."""
+        pocket = pocket_in_reach(tr, self.surface) if self.surface.walls else None
+        return replace(tr, left="pocket", left_where=pocket) if pocket else tr
+
     @staticmethod
     def _unseen(motions: Mapping[str, Motion], gone: set, before: Mapping) -> dict[str, dict]:
         """Pieces that were on the surface before the shot and whose track ended without a departure
@@ -305,11 +319,11 @@ class ShotAssembler:
         return best[1] if best else None
 
     def _went(self, m: Motion) -> bool:
-        """The piece left its first rest: got farther than ``launch_mm`` from it, or left the surface."""
+        """The piece left its first rest: slid farther than ``launch_mm`` from it (``launch.slid``: not a fit
+        that jumped to another still place), or left the surface."""
         if m.track.left in ("pit", "off", "view", "pocket"):
             return True
-        gaps = np.hypot(*(m.xy - np.asarray(m.fits[0].p)).T)
-        return bool(len(gaps) and float(gaps.max()) > self.launch_mm)
+        return slid(m.fits, m.xy, self.launch_mm)
 
     @staticmethod
     def _neighbour(p: str, t: float, motions, tol_mm: float = 3.0) -> str | None:

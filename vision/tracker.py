@@ -116,7 +116,7 @@ class _Live:
 
     def track(self) -> Track:
         return Track(self.piece, self.kind, self.owner, self.radius_mm, tuple(self.states), self.left, self.left_t_s,
-                     self.left_where, self.left_frame)
+                     self.left_where, self.left_frame, self.hidden_by if self.left else None)
 
 
 @dataclass

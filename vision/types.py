@@ -190,6 +190,7 @@ class Track:
     left_t_s: float | None = None
     left_where: str | None = None  # pocket name, cushion side, or "hand" (into the pit under a hand, unseen)
     left_frame: int | None = None
+    left_hidden_by: str | None = None  # the occluder ("hand", "cue") it was under when its track ended, if any
 
     @property
     def pit_unseen(self) -> bool:
