@@ -234,6 +234,25 @@ def test_a_pale_pawn_against_a_cushion_is_found_at_rest():
     assert missed <= 3
 
 
+def _bat_once_at_rest(scenario: str, settings, n: int):
+    """A Novuss clip filmed in ``settings`` on the frames ``bench.scoring.run_clip`` watches (clip seed 1, 60
+    frames/s): (the detector, what the bat was found as on each of its first ``n`` frames at rest)."""
+    from bench.scoring import _classical
+
+    profile = default_profile("novuss")
+    clip = NOVUSS[scenario][0](profile, 1).clip()
+    renderer, det = _classical(profile, clip, 60, 1, settings)
+    start = _bat_at_rest(clip)
+    phase = np.random.default_rng(1 * 7919 + 60).uniform(0.0, 1.0 / 60)  # the frames of bench.scoring.run_clip
+    got = []
+    for k in range(start + n):
+        frame = clip.states_at(clip.t_start_s + phase + k / 60.0, k)
+        found = _found(frame, det.detect(renderer.render(frame, clip.states_at), k, frame.t_s))
+        if k >= start:
+            got.append(found["bat"])
+    return det, got
+
+
 def test_a_codecs_faint_disc_of_the_board_colour_is_never_taken_for_the_bat():
     """``compressed-2mbit`` drawn for clip 3 (H.264 at 2 Mbit/s): in A's striking zone the codec's blocks outline a
     faint disc of the board's own colour (level 0.026, the board around it 0.012). At the edge threshold raised
@@ -241,19 +260,7 @@ def test_a_codecs_faint_disc_of_the_board_colour_is_never_taken_for_the_bat():
     for the bat being put down and its colour learnt, and the real bat, put down later, was a hand for the rest
     of the clip (shot missed). Such a fit (``RimFit.raised``) never teaches the bat's colour: the real bat is
     found where it lies on every frame of its first sixth of a second at rest."""
-    from bench.scoring import _classical
-
-    profile = default_profile("novuss")
-    clip = NOVUSS["dark-pawn-direct"][0](profile, 1).clip()
-    renderer, det = _classical(profile, clip, 60, 1, look("compressed-2mbit", 3, codec_fps=60.0))
-    start = _bat_at_rest(clip)
-    phase = np.random.default_rng(1 * 7919 + 60).uniform(0.0, 1.0 / 60)  # the frames of bench.scoring.run_clip
-    got = []
-    for k in range(start + 10):
-        frame = clip.states_at(clip.t_start_s + phase + k / 60.0, k)
-        found = _found(frame, det.detect(renderer.render(frame, clip.states_at), k, frame.t_s))
-        if k >= start:
-            got.append(found["bat"])
+    _, got = _bat_once_at_rest("dark-pawn-direct", look("compressed-2mbit", 3, codec_fps=60.0), 10)
     assert got == [("bat", None)] * 10
 
 
@@ -264,18 +271,6 @@ def test_a_bat_of_nearly_the_boards_colour_is_found_where_it_is_put_down():
     stroke was missed (bench/strata.py, everything: opponent-first). The board's own texture outlines faint
     discs within 0.01 of its colour: those stay no piece. Now it is the bat on every frame of its first
     half-second at rest, and its colour is learnt there."""
-    from bench.scoring import _classical
-
-    profile = default_profile("novuss")
-    clip = NOVUSS["opponent-first"][0](profile, 1).clip()
-    renderer, det = _classical(profile, clip, 60, 1, look("everything", 2, codec_fps=60.0))
-    start = _bat_at_rest(clip)
-    phase = np.random.default_rng(1 * 7919 + 60).uniform(0.0, 1.0 / 60)  # the frames of bench.scoring.run_clip
-    got = []
-    for k in range(start + 30):
-        frame = clip.states_at(clip.t_start_s + phase + k / 60.0, k)
-        found = _found(frame, det.detect(renderer.render(frame, clip.states_at), k, frame.t_s))
-        if k >= start:
-            got.append(found["bat"])
+    det, got = _bat_once_at_rest("opponent-first", look("everything", 2, codec_fps=60.0), 30)
     assert got == [("bat", None)] * 30
     assert det.colour_source[("bat", None)] == "put down"

@@ -22,29 +22,23 @@ def _det(kind, xy, k, owner=None):
     return Detection(kind, (float(xy[0]), float(xy[1])), 18.0 if kind == "bat" else 16.0, owner, frame=k, t_s=k / FPS)
 
 
-def _pocket_run(after_bounce, rest=(("B3", (-200.0, -200.0)),), hidden=lambda p, k: False):
-    """The bat rests 0.3 s, slides 15 frames along ``D`` into A1 and stops against it; A1 slides 20 frames to
-    the north cushion (446, 485) and is then seen at ``after_bounce`` (one sighting a frame) and never again.
-    Returns the one shot's record."""
-    p0 = np.array([446.0, 485.0]) - 20 * np.array([7.5, 4.2])
-    hit = p0 - 34.0 * D
-    bat0 = hit - 300.0 * D
-    layout = {"bat": tuple(bat0), "A1": tuple(p0), **dict(rest)}
+P0 = np.array([446.0, 485.0]) - 20 * np.array([7.5, 4.2])  # A1 at rest, 20 frames' slide from the north cushion
+BAT0 = P0 - 34.0 * D - 300.0 * D  # the bat at rest, 15 frames' slide from touching A1
+
+
+def _bat_at(k):
+    """The bat rests 0.3 s, slides 15 frames along ``D`` into A1 and stops against it."""
+    return _det("bat", BAT0 + 20.0 * min(max(k - 18, 0), 15) * D, k)
+
+
+def _one_shot(layout, items_at):
+    """The pipeline started on ``layout`` and fed ``items_at(k)`` (the detections of frame k) for frames 1-199:
+    the one shot's record."""
     pipe = Pipeline(PROFILE)
     pipe.start(hints_for(layout), 0, 0.0)
     recs = []
     for k in range(1, 200):
-        s = min(max(k - 18, 0), 15)
-        items = [_det("bat", bat0 + 20.0 * s * D, k)]
-        j = k - 33  # A1's frames since it was struck
-        if j <= 0:
-            items.append(_det("pawn", p0, k, "A"))
-        elif j <= 20:
-            items.append(_det("pawn", p0 + j * np.array([7.5, 4.2]), k, "A"))
-        elif j - 21 < len(after_bounce):
-            items.append(_det("pawn", after_bounce[j - 21], k, "A"))
-        items += [_det("pawn", xy, k, p[0]) for p, xy in rest if not hidden(p, k)]
-        seen = pipe.feed(Detections(k, k / FPS, tuple(items)))
+        seen = pipe.feed(Detections(k, k / FPS, tuple(items_at(k))))
         if seen is not None:
             recs.append(seen.shot.to_dict())
     fin = pipe.finish()
@@ -52,6 +46,23 @@ def _pocket_run(after_bounce, rest=(("B3", (-200.0, -200.0)),), hidden=lambda p,
         recs.append(fin.shot.to_dict())
     assert len(recs) == 1
     return recs[0]
+
+
+def _pocket_run(after_bounce, rest=(("B3", (-200.0, -200.0)),), hidden=lambda p, k: False):
+    """The bat strikes A1 (``_bat_at``); A1 slides 20 frames to the north cushion (446, 485) and is then seen at
+    ``after_bounce`` (one sighting a frame) and never again. Returns the one shot's record."""
+    def items_at(k):
+        items = [_bat_at(k)]
+        j = k - 33  # A1's frames since it was struck
+        if j <= 0:
+            items.append(_det("pawn", P0, k, "A"))
+        elif j <= 20:
+            items.append(_det("pawn", P0 + j * np.array([7.5, 4.2]), k, "A"))
+        elif j - 21 < len(after_bounce):
+            items.append(_det("pawn", after_bounce[j - 21], k, "A"))
+        return items + [_det("pawn", xy, k, p[0]) for p, xy in rest if not hidden(p, k)]
+
+    return _one_shot({"bat": tuple(BAT0), "A1": tuple(P0), **dict(rest)}, items_at)
 
 
 def _review(rec):
@@ -132,26 +143,10 @@ def test_a_resting_pawn_whose_fit_flips_is_not_set_off_and_asks_no_one():
 
 
 def _flip_run():
-    p0 = np.array([446.0, 485.0]) - 20 * np.array([7.5, 4.2])
-    hit = p0 - 34.0 * D
-    bat0 = hit - 300.0 * D
-    layout = {"bat": tuple(bat0), "A1": tuple(p0), "B3": (-486.4, -40.5)}
-    pipe = Pipeline(PROFILE)
-    pipe.start(hints_for(layout), 0, 0.0)
-    recs = []
-    for k in range(1, 200):
-        s = min(max(k - 18, 0), 15)
-        items = [_det("bat", bat0 + 20.0 * s * D, k)]
+    def items_at(k):
         j = k - 33
-        a1 = p0 + min(max(j, 0), 10) * np.array([7.5, 4.2]) * (1 - max(j, 0) / 40.0)  # slides, slows, stops
-        items.append(_det("pawn", a1, k, "A"))
+        a1 = P0 + min(max(j, 0), 10) * np.array([7.5, 4.2]) * (1 - max(j, 0) / 40.0)  # slides, slows, stops
         b3 = (-482.5, -41.4) if 50 <= k < 53 or 90 <= k < 95 else (-486.4, -40.5)  # the fit flips for a while
-        items.append(_det("pawn", b3, k, "B"))
-        seen = pipe.feed(Detections(k, k / FPS, tuple(items)))
-        if seen is not None:
-            recs.append(seen.shot.to_dict())
-    fin = pipe.finish()
-    if fin is not None:
-        recs.append(fin.shot.to_dict())
-    assert len(recs) == 1
-    return recs[0]
+        return [_bat_at(k), _det("pawn", a1, k, "A"), _det("pawn", b3, k, "B")]
+
+    return _one_shot({"bat": tuple(BAT0), "A1": tuple(P0), "B3": (-486.4, -40.5)}, items_at)

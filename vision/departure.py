@@ -105,7 +105,6 @@ def why_gone(l: _Live, surface: Surface, miss_max: int, still_mm_s: float, knock
     return "lost", None
 
 
-
 def pocket_in_reach(tr: Track, surface: Surface, rest_speed_mm_s: float = 50.0, frames: float = 1.0) -> str | None:
     """The pocket a track that ended ``lost`` was entering: its last sighting lay, moving, within ``frames``
     frames' travel of the pocket's capture circle, heading for it. Speed and heading come from the last few

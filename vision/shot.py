@@ -97,8 +97,9 @@ class ShotAssembler:
             after[p] = tuple(item["at"])
         # one the detector lost at rest before the shot, which nothing could have moved, lies where it lay:
         # no call depends on it, so the referee is not asked (departure.lost_before_shot)
-        for p in [p for p in unseen if lost_before_shot(motions[p].track, [m.track for m in motions.values()],
-                                                        self.surface, window.t0_s, window.t1_s)]:
+        seen_tracks = [m.track for m in motions.values()]
+        for p in [p for p in unseen if lost_before_shot(motions[p].track, seen_tracks, self.surface, window.t0_s,
+                                                        window.t1_s)]:
             del unseen[p]
         sigma_after = {p: math.sqrt(m.fits[-1].pos_var(m.fits[-1].t_ref) + self.calibration_rms_mm ** 2)
                        for p, m in motions.items() if p in after}
