@@ -196,8 +196,7 @@ class Replay:
         judged = ReplayShot(no, self.game_no, shot.to_dict(), ruling, step.error, dict(motions or {}), step.review)
         if step.ruling is None:
             self.notes.append(f"shot {no} not judged, referee please decide: {step.error}")
-        else:
-            self.notes += [f"shot {no}: vision: {line}" for line in vision_review(judged.record)]
+        self.notes += [f"shot {no}: vision: {line}" for line in vision_review(judged.record)]
         self.shots.append(judged)
         self.rules_s += time.perf_counter() - started
         return judged

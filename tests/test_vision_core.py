@@ -212,6 +212,42 @@ def test_a_hand_placing_the_bat_is_not_a_shot_but_a_bat_set_moving_is():
 
 
 
+def test_a_pawn_set_off_with_no_stroke_seen_is_a_shot_a_refit_jump_or_a_hand_is_not():
+    """The bat unseen (a clip cut on the stroke, a bat not recognised): a pawn on its way with no hand near
+    starts the shot all the same; a resting fit that jumps a few millimetres (a pawn against a cushion
+    refitted), two pawns' names swapped, or a pawn a hand slides is none."""
+    rest = {"A1": (0.0, 0.0), "B1": (100.0, 0.0), "A7": (-484.0, -40.0)}
+
+    def run(paths, hand_at=None):
+        seg = ShotSegmenter("novuss")
+        seg.seed(rest)
+        out = []
+        for k in range(1, len(next(iter(paths.values()))) + 1):
+            pieces = [(p, "pawn", p[0], path[k - 1]) for p, path in paths.items()]
+            w = seg.update(_frame(k, pieces, hand=hand_at(k) if hand_at else None))
+            out.append(w)
+            if seg.state == "moving" and k == len(paths["A1"]):
+                out.append(seg.flush())
+        return [w for w in out if w is not None], seg
+
+    still = 10
+    # A7 refitted 6 mm off against its cushion and back, A1 and B1 swapped by the tracker: no shot
+    jumpy = {"A1": [(0.0, 0.0)] * still + [(100.0, 0.0)] * 30, "B1": [(100.0, 0.0)] * still + [(0.0, 0.0)] * 30,
+             "A7": [(-484.0, -40.0)] * still + [(-478.0, -40.0)] * 15 + [(-484.0, -40.0)] * 15}
+    shots, seg = run(jumpy)
+    assert shots == [] and seg.state == "idle"
+    # A1 struck by a bat the camera never saw: on its way at 0.6 m/s, it stops 200 mm on
+    struck = {"A1": [(0.0, 0.0)] * still + [(min(10.0 * k, 200.0), 0.0) for k in range(1, 51)],
+              "B1": [(100.0, 300.0)] * (still + 50), "A7": [(-484.0, -40.0)] * (still + 50)}
+    rest["B1"] = (100.0, 300.0)
+    shots, _ = run(struck)
+    assert len(shots) == 1 and shots[0].starter == "A1" and shots[0].frame0 == still + 1
+    assert shots[0].after["A1"] == pytest.approx((200.0, 0.0))
+    # the same path under a hand: the hand moved it, no shot
+    shots, _ = run(struck, hand_at=lambda k: struck["A1"][k - 1])
+    assert shots == []
+
+
 def _feed_struck(pipe, moving, truth, t_hit, fps, duration_s, rng):
     """Feed ``pipe`` noisy detections (0.3 mm) of a synthetic motion struck at ``t_hit``; the records it emits."""
     records = []

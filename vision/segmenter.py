@@ -1,7 +1,9 @@
 """Shot segmentation: idle -> the striker starts moving -> everything has stopped -> one shot.
 
 Novuss: a shot starts when the bat moves away from its resting place with no hand on it (a hand placing
-the bat, or putting a pawn back, is not a shot). Cvrnkaná: any marble that moves starts a flick, hand or
+the bat, or putting a pawn back, is not a shot); a pawn that sets off on its own, no hand near, starts one
+too (the stroke was not seen: the video began during it, or the bat was not recognised), which the shot's
+record flags for the referee. Cvrnkaná: any marble that moves starts a flick, hand or
 not (rule 7d: any touch of a marble counts), and so does a marble appearing from outside the view (an
 opening flick from the start line). A shot ends once no piece has moved more than ``still_mm`` for
 ``still_s`` and no hand or cue is over a piece.
@@ -43,7 +45,8 @@ class ShotSegmenter:
 
     def __init__(self, game: str, move_mm: float = 4.0, still_mm: float = 1.5, still_s: float = 0.3,
                  hand_margin_mm: float = 30.0, max_shot_s: float = 30.0, rest_frames: int = 8,
-                 surface: Surface | None = None, entry_frames: int = 4, edge_mm: float = 40.0, gap_frames: float = 2.5):
+                 surface: Surface | None = None, entry_frames: int = 4, edge_mm: float = 40.0, gap_frames: float = 2.5,
+                 launch_mm: float = 12.0):
         self.game = game
         self.spec = game_class(game)  # the game's flags (class-level: no geometry needed)
         self.surface = surface
@@ -51,6 +54,9 @@ class ShotSegmenter:
         self.move_mm, self.still_mm, self.still_s = move_mm, still_mm, still_s
         self.hand_margin_mm, self.max_shot_s, self.rest_frames = hand_margin_mm, max_shot_s, rest_frames
         self.gap_frames = gap_frames
+        #: where the game has a striker, a piece other than it that travels this far on its own (no stroke seen,
+        #: no hand near) starts a shot all the same
+        self.launch_mm = launch_mm
         self._clock: deque = deque(maxlen=8192)  # the times of the frames seen lately (every state)
         self.state = "idle"
         self._rest: dict[str, tuple[float, float]] = {}
@@ -231,6 +237,12 @@ class ShotSegmenter:
                     self._recent[p].clear()
                     self._recent[p].append(d.centre_mm)
                     self._rest[p] = d.centre_mm
+            # a piece set off with no stroke seen and no hand near (the video began during the stroke, or the
+            # striker was not recognised): a shot all the same, which the record flags (``stroke_unseen``)
+            for _, p, d in sorted(moved, key=lambda m: (-m[0], m[1])):
+                if p != self.spec.striker and _travelling(self._recent[p], self.launch_mm) \
+                        and not self._hand_near((d.centre_mm, self._rest[p])):
+                    return p
         return None
 
     def _still(self, seen, dets: Detections) -> bool:
@@ -266,6 +278,20 @@ class ShotSegmenter:
             pts = [pos[p] for _, pos, _ in self._hist if p in pos]
             out[p] = _mean(pts)
         return out
+
+
+def _travelling(q, min_mm: float, step_mm: float = 1.0, cos_min: float = 0.8) -> bool:
+    """Whether the last three sightings in ``q`` are a piece on its way: two steps of at least ``step_mm`` the
+    same way, together over ``min_mm``. A resting fit that jumps (a refit against a cushion, two names
+    swapped) makes one step and then none; a piece that was struck makes both."""
+    if len(q) < 3:
+        return False
+    (x0, y0), (x1, y1), (x2, y2) = q[-3], q[-2], q[-1]
+    a, b = (x1 - x0, y1 - y0), (x2 - x1, y2 - y1)
+    la, lb = math.hypot(*a), math.hypot(*b)
+    if la < step_mm or lb < step_mm or math.dist(q[-3], q[-1]) < min_mm:
+        return False
+    return (a[0] * b[0] + a[1] * b[1]) >= cos_min * la * lb
 
 
 def _spread(q) -> float:

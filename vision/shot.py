@@ -124,7 +124,8 @@ class ShotAssembler:
                        for p, m in motions.items() if p in gone and m.track.pit_unseen})
         review = ([unseen[p] for p in sorted(unseen)] + self._unexplained_review(events, motions)
                   + self._gap_review(unexplained, window) + self._corner_review(events, motions)
-                  + self._hidden_contact_review(events, motions) + self._unseen_rebound_review(events, motions))
+                  + self._hidden_contact_review(events, motions) + self._unseen_rebound_review(events, motions)
+                  + self._stroke_review(window, t0))
         if review:
             meta["review"] = review
         shot = Shot(self.game, t0, t1, _rounded(before), _rounded(after), tuple(_in_shot(e, t0, t1) for e in events),
@@ -153,6 +154,16 @@ class ShotAssembler:
             out.append({"code": "launch_unexplained", "piece": e.piece, "t": round(e.t, 6),
                         "reason": "set off with no contact seen (a contact the frames missed, or outside interference)"})
         return out
+
+    def _stroke_review(self, window: ShotWindow, t0: float) -> list[dict]:
+        """A shot of a game with a striker that began with another piece setting off (``ShotSegmenter``): the
+        stroke itself was not seen (the video began during it, or the striker was not recognised), so the
+        calls that depend on it (first contact, the striking zone) are the referee's."""
+        if self.spec.striker is None or window.starter == self.spec.striker:
+            return []
+        return [{"code": "stroke_unseen", "piece": window.starter, "t": round(t0, 6),
+                 "reason": "set off with no stroke seen (the video began during the stroke, or the bat was not "
+                           "recognised): the calls that depend on the stroke are the referee's"}]
 
     @staticmethod
     def _gap_review(unexplained: list[Event], window: ShotWindow) -> list[dict]:
