@@ -3,11 +3,11 @@ classical detector twice: filmed by our renderer (``sim.render``) and by the ind
 (``sim.render_panda``: its own 3-D scene, materials, lamps, shadows, blur, noise and JPEG; only the
 world states, the camera and the profile's geometry are shared), one table.
 
-    python bench/second_renderer.py [--gap-seeds N] [--fps 60,30] [--groups 'nov hard,cvr hard']
+    python bench/second_renderer.py [--gap-seeds N] [--fps 60,30] [--groups 'nov hard,cvr hard'] [--all-scenarios]
 
 Needs panda3d (the test extra). Clips: ``bench.scoring.clips(True, N)`` (``nov hard``: the five hard Novuss
 scenarios, ``nov gaps``: N own/opponent gap clips, 20 by default; ``cvr hard``: pit entry and a hand
-nudge), at 1280x720 with the standard straight camera of ``bench/vision_detect.py``, both renderers given
+nudge; ``--all-scenarios``: every scripted Novuss and Cvrnkaná scenario in those two groups), at 1280x720 with the standard straight camera of ``bench/vision_detect.py``, both renderers given
 the same camera, clip, seed and exposure. Nothing in ``vision/`` is tuned on the second renderer: it only
 measures.
 
@@ -66,10 +66,15 @@ def main(argv=None) -> int:
     ap.add_argument("--gap-seeds", type=int, default=None, help="clips of the own/opponent gap scenario (20)")
     ap.add_argument("--fps", default="60,30")
     ap.add_argument("--groups", help="comma-separated groups to run (nov hard, nov gaps, cvr hard)")
+    ap.add_argument("--all-scenarios", action="store_true",
+                    help="every scripted scenario in 'nov hard' and 'cvr hard' (15 and 5), not the quick five and two")
+    ap.add_argument("--notes", action="store_true", help="list every ruling that differs from the truth's")
     args = ap.parse_args(argv)
     from sim.render_panda import PandaRenderer
 
-    profiles, built = episodes(argparse.Namespace(quick=True, gap_seeds=args.gap_seeds, groups=args.groups))
+    groups = args.groups or ("nov hard,nov gaps,cvr hard" if args.all_scenarios else None)
+    profiles, built = episodes(argparse.Namespace(quick=not args.all_scenarios,
+                                                      gap_seeds=20 if args.gap_seeds is None else args.gap_seeds, groups=groups))
     renderers = {"ours": Timed(), "panda": Timed(PandaRenderer)}
     rows = []
     for fps in (int(f) for f in args.fps.split(",")):
@@ -86,6 +91,10 @@ def main(argv=None) -> int:
             rows += [(fps, f"{name}: {g}", merge(per_group[(g, name)])) for g in groups]
             rows.append((fps, f"{name}: all", merge([st for (g, n), v in per_group.items() if n == name for st in v])))
     print(table(rows, "classical"))
+    if args.notes:
+        for fps, label, st in rows:
+            if not label.endswith(": all"):
+                print("\n".join(f"{fps} fps {label}: {n}" for n in st["ruling_notes"]))
     print("render time per frame (1280x720): " + ", ".join(
         f"{name} {f.per_frame_ms():.0f} ms ({f.frames} frames)" for name, f in renderers.items()))
     return 0

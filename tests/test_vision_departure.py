@@ -6,7 +6,7 @@ import pytest
 
 from calibration import default_profile
 from vision.board import Surface
-from vision.departure import why_gone
+from vision.departure import struck_off, why_gone
 from vision.tracker import _Live
 
 SURFACE = Surface.from_profile(default_profile("novuss"))
@@ -28,3 +28,43 @@ def test_a_pawn_heading_into_a_pocket_mouth_is_pocketed_whatever_the_frame_step(
 def test_a_pawn_heading_past_the_pocket_goes_over_the_cushion():
     pawn = _gone((471.4, 300.0), (900.0, 40.0))  # to the east cushion, far from either pocket
     assert why_gone(pawn, SURFACE, 3, 15.0, 0.0, 7 / 60, False) == ("off", "E")
+
+
+def test_a_fit_creeping_past_the_cushion_line_at_rest_is_not_off_the_board():
+    # a pawn at rest against the north cushion whose fit crept 5 mm past the line, read at 64 mm/s (the
+    # independent renderer's opening: called off before the stroke, and the shot's record contradicted itself)
+    pawn = _gone((111.2, 488.9), (-17.6, 64.6))
+    assert why_gone(pawn, SURFACE, 3, 15.0, 0.0, 1 / 60, False) == ("lost", None)
+
+
+def test_a_pawn_struck_at_rest_over_a_cushion_before_it_was_seen_moving():
+    # opponent-off-direct on our own simulator: B1 at (0, 330) struck by A1 to 5.4 m/s straight north, over
+    # the cushion line (500 - 15 mm) in under two frames: never seen moving
+    side, t = struck_off((0.0, 330.0), 16.0, (0.0, 5400.0), 600.0, SURFACE)
+    v_line = (5400.0 ** 2 - 2 * 600.0 * 154.0) ** 0.5
+    assert side == "N" and t == pytest.approx(2 * 154.0 / (5400.0 + v_line), rel=1e-9)
+    assert struck_off((0.0, 330.0), 16.0, (0.0, 900.0), 600.0, SURFACE) is None  # too slow: back off the cushion
+    assert struck_off((0.0, -300.0), 16.0, (0.0, 1200.0), 600.0, SURFACE) is None  # slowed too much on the way
+    # heading into the NE pocket's mouth: not this call (a drop, or the corner review)
+    assert struck_off((400.0, 400.0), 16.0, (3000.0, 3000.0), 600.0, SURFACE) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fps", [60, 30])
+def test_an_opponent_pawn_struck_off_before_it_was_seen_moving_is_called_off_through_the_pipeline(fps):
+    """opponent-off-direct, filmed by our renderer and watched by the classical detector: B1, struck at rest by
+    A1, crosses the north cushion between two frames, blurred on the one between; it was called lost from sight
+    (flagged) and the penalty for sending the opponent's pawn off the board was missed."""
+    from bench import scoring
+    from sim.scenarios_novuss import SCENARIOS
+
+    profile = default_profile("novuss")
+    ep = SCENARIOS["opponent-off-direct"][0](profile, 1)
+    st = scoring.new_stats()
+    (rec,) = scoring.run_clip(profile, ep, fps, "classical", 1, st)
+    off = [e for e in rec["events"] if e["kind"] == "off"]
+    assert [(e["piece"], e["side"]) for e in off] == [("B1", "N")]
+    truth = next(e for e in ep.shots[0].record["events"] if e["kind"] == "off")
+    assert abs(off[0]["t"] - truth["t"]) < 1.0 / fps  # within a frame interval (60 fps: 0.3 ms, 30 fps: 10 ms)
+    assert not (rec.get("meta") or {}).get("review")
+    assert st["rulings"] == [True] and st["rulings_wrong_silent"] == 0

@@ -22,7 +22,7 @@ import numpy as np
 from rules.record import Event, Kind, Shot
 
 from .board import Surface
-from .departure import lost_before_shot, pocket_in_reach
+from .departure import lost_before_shot, pocket_in_reach, struck_off
 from .events import EventExtractor, Motion
 from .launch import slid
 from .segmenter import ShotWindow
@@ -68,7 +68,7 @@ class ShotAssembler:
         t0 = launches.get(window.starter, (window.t0_s, 0.0))[0]
         t0 = min(t0, window.t0_s + 1.0) if window.starter in launches else window.t0_s
         unexplained = self._unexplained(launches, events, window, motions)
-        events += unexplained
+        events += unexplained + self._struck_off(events, motions)
         if not self.spec.sees_whole_field:  # rolled out of the camera's view: on the field, place unknown
             events += [Event(float(m.t[-1]), Kind.OFF, piece=p, side=m.track.left_where, confidence=0.9,
                              note="left the camera's view") for p, m in motions.items() if m.track.left == "view"]
@@ -131,6 +131,36 @@ class ShotAssembler:
         shot = Shot(self.game, t0, t1, _rounded(before), _rounded(after), tuple(_in_shot(e, t0, t1) for e in events),
                     player or None, meta=meta, where="vision shot")
         return VisionShot(shot, motions)
+
+    def _struck_off(self, events: list[Event], motions: Mapping[str, Motion]) -> list[Event]:
+        """Pieces struck at rest and never seen again (lost, no hand over them), sent over a cushion by the
+        contact before the camera saw them move (``departure.struck_off``): their speed is what the contact
+        took from the partner, whose own line is seen to change there (momentum, by the profile's masses)."""
+        geo = self.profile.geometry
+        if not self.surface.walls:
+            return []
+        out = []
+        for p, m in motions.items():
+            tr, last = m.track, m.fits[-1]
+            if tr.left != "lost" or tr.left_hidden_by is not None or not last.rest or f"{tr.kind}_mass_g" not in geo:
+                continue
+            dt = _frame_dt(m)
+            for e in sorted((e for e in events if e.kind == Kind.CONTACT and p in e.pieces()
+                             and e.t >= float(m.t[-1]) - 0.5 * dt), key=lambda e: e.t)[:1]:
+                q = e.b if e.a == p else e.a
+                mq = motions.get(q)
+                k = mq.change_in(e.t - dt, e.t + dt) if mq is not None else None
+                if k is None or f"{mq.track.kind}_mass_g" not in geo:
+                    continue
+                push = mq.fits[k].vel(e.t) - mq.fits[k + 1].vel(e.t)
+                v = push * (float(geo[f"{mq.track.kind}_mass_g"]) / float(geo[f"{tr.kind}_mass_g"]))
+                gone = struck_off(last.p, m.radius, v, self.extractor.used_decel_mm_s2 or 0.0, self.surface)
+                if gone is not None:
+                    side, t = gone
+                    out.append(Event(e.t + t, Kind.OFF, piece=p, side=side, t_err=max(e.t_err, 0.25 * t), confidence=0.8,
+                                     note=f"struck by {q} at {float(np.hypot(*v)) / 1000:.1f} m/s and not seen again: "
+                                          f"over the {side} cushion"))
+        return out
 
     def _unexplained_review(self, events: list[Event], motions: Mapping[str, Motion]) -> list[dict]:
         """Where the game has no call for a launch no contact explains (Novuss: outside interference, which
