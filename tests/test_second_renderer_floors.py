@@ -46,13 +46,15 @@ def test_the_clip_whose_pale_pawn_is_never_seen_is_flagged_with_the_bat_found():
     profile = default_profile("novuss")
     st = new_stats()
     records = run_clip(profile, gap_episode(profile, 4), 60, "classical", 4, st, renderer_factory=PandaRenderer)
-    assert st["rulings_wrong_silent"] == 0 and st["rulings"] == [False]
+    assert st["rulings_wrong_silent"] == 0 and len(st["rulings"]) == 1
     # what the call becomes depends on what the process rendered before (Panda3D's frames are not the same
-    # from one process to the next; measured: refused, the opponent's pawn first, the pale pawn off the board)
-    # and on the fits against a cushion: whichever, the one shot goes to the referee, refused or flagged
-    (note,) = st["ruling_notes"]
-    assert note.startswith("own-opponent-1.888ms: shot 1 ")
-    assert note.endswith(" (flagged)") or note.startswith("own-opponent-1.888ms: shot 1 refused: ")
+    # from one process to the next; measured: refused, the opponent's pawn first, the pale pawn off the board,
+    # and in one run of the whole file the truth's own call) and on the fits against a cushion: whichever, a
+    # wrong call goes to the referee, refused or flagged
+    if st["rulings"] == [False]:
+        (note,) = st["ruling_notes"]
+        assert note.startswith("own-opponent-1.888ms: shot 1 ")
+        assert note.endswith(" (flagged)") or note.startswith("own-opponent-1.888ms: shot 1 refused: ")
     assert records and records[0]["before"]["bat"] is not None  # the bat was seen where it was put down
 
 

@@ -502,6 +502,37 @@ def test_a_piece_lost_in_the_open_and_back_in_the_same_shot_keeps_one_track():
     assert tuple(xy[-1]) == (0.0, 200.0) and frames[-1] == 17
 
 
+def test_a_piece_called_over_a_cushion_and_back_off_it_keeps_its_name_and_its_track():
+    """On the independent renderer the bat, missed for three frames where it rebounded off the far cushion, was
+    called off the board; seen again on its way back, it started a fresh track and the record lost the stroke
+    (refused). A pawn likewise must not come back under a spare's name. Seen again after ``bounce_back_s``, or
+    out of its speed's reach, a newcomer is not the piece that went off."""
+    def run(back_at_k: int, back_xy):
+        tracker = Tracker(SURFACE, hit_min=2, miss_max=3)
+        tracker.start({"A1": (0.0, 300.0), "A2": (-300.0, 0.0)}, 0, 0.0, spares=["A3"])
+        a2 = Detection("pawn", (-300.0, 0.0), 16.0, "A")
+        for k in range(1, 4):  # A1 at rest, then struck north at 2.4 m/s: 40 mm a frame
+            tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, 300.0), 16.0, "A"), a2)))
+        for k in range(4, 8):  # up to 460 mm, against the cushion (line at 484)
+            tracker.update(Detections(k, k / 60, (Detection("pawn", (0.0, 300.0 + 40.0 * (k - 3)), 16.0, "A"), a2)))
+        for k in range(8, back_at_k):  # unseen against the cushion
+            tracker.update(Detections(k, k / 60, (a2,)))
+        assert tracker.tracks["A1"].left == "off"
+        for k in range(back_at_k, back_at_k + 3):  # back on the board, coming away from the cushion
+            xy = (back_xy[0], back_xy[1] - 30.0 * (k - back_at_k))
+            tracker.update(Detections(k, k / 60, (Detection("pawn", xy, 16.0, "A", frame=k, t_s=k / 60), a2)))
+        return tracker
+
+    tracker = run(11, (0.0, 420.0))
+    track = tracker.tracks["A1"]
+    assert track.left is None and "A3" not in tracker.tracks
+    t, xy, frames = track.arrays()
+    assert list(frames[:8]) == list(range(8))  # its rest and its flight before it was called off
+    assert frames[-1] == 13
+    late = run(80, (0.0, 420.0))  # more than a second later: a piece put there, not A1 back
+    assert late.tracks["A1"].left == "off" and "A3" in late.tracks
+
+
 def test_a_piece_last_seen_at_rest_is_not_continued_beyond_a_cushion_but_one_flying_off_is():
     """On the independent renderer a pawn by its cushion, missed at rest for a while, took a pawn-coloured fit
     on the striker's hand 700 mm off beyond the other cushion and was called off the board: the shot was

@@ -443,8 +443,9 @@ class Tracker:
                     self._put_down(piece, d, dets)
                     named.append(d.named(piece))
                     continue
-                piece = self._spare_for(d, tent.first) if self._on_surface(d) and self._whole_once(tent) else None
-                if piece is not None and piece in self._gone and self._gone[piece].left == "lost":
+                back = self._bounced(tent.first) if self._on_surface(d) else None
+                piece = back or (self._spare_for(d, tent.first) if self._on_surface(d) and self._whole_once(tent) else None)
+                if piece is not None and piece in self._gone and (back or self._gone[piece].left == "lost"):
                     # it vanished in the open during this shot and is back under its own name: one piece, one
                     # track (a fresh one would drop what it did before it was lost, its contacts with it)
                     self._revive(piece, d, dets, tent.earlier)
@@ -465,6 +466,26 @@ class Tracker:
 
     #: on a board with cushions, the fit score (``Detection.score``) one of a newcomer's sightings needs
     newcomer_score = 0.8
+    #: a piece called over a cushion and seen on the surface again this soon came back off the cushion
+    bounce_back_s = 1.0
+
+    def _bounced(self, first: Detection) -> str | None:
+        """The piece a newcomer first seen at ``first`` is, back off a cushion it was called over (``departure.
+        why_gone``: unseen against the cushion at speed) within ``bounce_back_s``, of its class and within its
+        speed's reach of where it was last seen (on the independent renderer the bat, missed for three frames
+        where it rebounded off the far cushion, was called off the board; back on its way it started a fresh
+        track, and the shot's record lost the stroke: refused)."""
+        if not self.surface.walls:
+            return None
+        near = []
+        for p, l in self._gone.items():
+            if l.left != "off" or l.cls != first.cls or l.left_t_s is None:
+                continue
+            dt = first.t_s - l.t_obs_s
+            far = math.dist(l.pos, first.centre_mm)
+            if 0.0 < dt <= self.bounce_back_s and far <= float(np.hypot(*l.vel)) * dt + self.gate_margin_mm:
+                near.append((far, p))
+        return min(near)[1] if near else None
 
     def _whole_once(self, tent: _Tentative) -> bool:
         """On a board with cushions a piece comes back by hand and lies still: a newcomer is named once one of
