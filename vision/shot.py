@@ -145,21 +145,23 @@ class ShotAssembler:
             if tr.left != "lost" or tr.left_hidden_by is not None or not last.rest or f"{tr.kind}_mass_g" not in geo:
                 continue
             dt = _frame_dt(m)
-            for e in sorted((e for e in events if e.kind == Kind.CONTACT and p in e.pieces()
-                             and e.t >= float(m.t[-1]) - 0.5 * dt), key=lambda e: e.t)[:1]:
-                q = e.b if e.a == p else e.a
-                mq = motions.get(q)
-                k = mq.change_in(e.t - dt, e.t + dt) if mq is not None else None
-                if k is None or f"{mq.track.kind}_mass_g" not in geo:
-                    continue
-                push = mq.fits[k].vel(e.t) - mq.fits[k + 1].vel(e.t)
-                v = push * (float(geo[f"{mq.track.kind}_mass_g"]) / float(geo[f"{tr.kind}_mass_g"]))
-                gone = struck_off(last.p, m.radius, v, self.extractor.used_decel_mm_s2 or 0.0, self.surface)
-                if gone is not None:
-                    side, t = gone
-                    out.append(Event(e.t + t, Kind.OFF, piece=p, side=side, t_err=max(e.t_err, 0.25 * t), confidence=0.8,
-                                     note=f"struck by {q} at {float(np.hypot(*v)) / 1000:.1f} m/s and not seen again: "
-                                          f"over the {side} cushion"))
+            e = min((e for e in events if e.kind == Kind.CONTACT and p in e.pieces() and e.t >= float(m.t[-1]) - 0.5 * dt),
+                    key=lambda e: e.t, default=None)  # the first contact since it was last seen
+            if e is None:
+                continue
+            q = e.b if e.a == p else e.a
+            mq = motions.get(q)
+            k = mq.change_in(e.t - dt, e.t + dt) if mq is not None else None
+            if k is None or f"{mq.track.kind}_mass_g" not in geo:
+                continue
+            push = mq.fits[k].vel(e.t) - mq.fits[k + 1].vel(e.t)
+            v = push * (float(geo[f"{mq.track.kind}_mass_g"]) / float(geo[f"{tr.kind}_mass_g"]))
+            gone = struck_off(last.p, m.radius, v, self.extractor.used_decel_mm_s2 or 0.0, self.surface)
+            if gone is not None:
+                side, t = gone
+                out.append(Event(e.t + t, Kind.OFF, piece=p, side=side, t_err=max(e.t_err, 0.25 * t), confidence=0.8,
+                                 note=f"struck by {q} at {float(np.hypot(*v)) / 1000:.1f} m/s and not seen again: "
+                                      f"over the {side} cushion"))
         return out
 
     def _unexplained_review(self, events: list[Event], motions: Mapping[str, Motion]) -> list[dict]:

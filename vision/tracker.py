@@ -446,8 +446,9 @@ class Tracker:
                 back = self._bounced(tent.first) if self._on_surface(d) else None
                 piece = back or (self._spare_for(d, tent.first) if self._on_surface(d) and self._whole_once(tent) else None)
                 if piece is not None and piece in self._gone and (back or self._gone[piece].left == "lost"):
-                    # it vanished in the open during this shot and is back under its own name: one piece, one
-                    # track (a fresh one would drop what it did before it was lost, its contacts with it)
+                    # it vanished in the open during this shot (or was called over a cushion it came back off) and is
+                    # back under its own name: one piece, one track (a fresh one would drop what it did before, its
+                    # contacts with it)
                     self._revive(piece, d, dets, tent.earlier)
                     named.append(d.named(piece))
                     continue
