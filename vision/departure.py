@@ -144,9 +144,9 @@ def struck_off(rest_xy, radius_mm: float, velocity_mm_s, decel_mm_s2: float, sur
                min_speed_mm_s: float = 2 * OFF_MIN_SPEED_MM_S) -> tuple[str, float] | None:
     """(side, seconds from the contact) of the cushion a piece struck at rest went over before the camera saw it
     move: its centre, sent from ``rest_xy`` at ``velocity_mm_s`` (its partner's change of momentum at the
-    contact) and slowing at ``decel_mm_s2``, reaches a cushion line still faster than ``min_speed_mm_s`` (twice the
-    least a piece seen moving needs: this one's speed is inferred, not seen), with no pocket's mouth on the way (a drop or a jump
-    beside it is the corner review's). For a track that ended ``lost``, never seen after the contact: on our own
+    contact) and slowing at ``decel_mm_s2``, reaches a cushion line still faster than ``min_speed_mm_s`` (twice
+    the least a piece seen moving needs: this one's speed is inferred, not seen), with no pocket's mouth on the
+    way (a drop or a jump beside it is the corner review's). For a track that ended ``lost``, never seen after the contact: on our own
     simulator a pawn struck at 5.4 m/s crossed the 138 mm to the cushion between two frames, blurred on the one
     between, and was never seen again; it was called lost from sight, and the penalty for sending an
     opponent's pawn off the board with it. None where the piece stops short, slows below the limit or heads

@@ -231,17 +231,16 @@ class ShotSegmenter:
         if not self.spec.sees_whole_field and new:  # rolled in from outside the view
             return sorted(new)[0]
         if self.spec.striker is not None:
-            # a piece moved by hand: its new place is its rest
-            for _, p, d in moved:
-                if self._hand_near((d.centre_mm, self._rest[p])):
+            by_hand = {p for _, p, d in moved if self._hand_near((d.centre_mm, self._rest[p]))}
+            for _, p, d in moved:  # a piece moved by hand: its new place is its rest
+                if p in by_hand:
                     self._recent[p].clear()
                     self._recent[p].append(d.centre_mm)
                     self._rest[p] = d.centre_mm
             # a piece set off with no stroke seen and no hand near (the video began during the stroke, or the
             # striker was not recognised): a shot all the same, which the record flags (``stroke_unseen``)
             for _, p, d in sorted(moved, key=lambda m: (-m[0], m[1])):
-                if p != self.spec.striker and _travelling(self._recent[p], self.launch_mm) \
-                        and not self._hand_near((d.centre_mm, self._rest[p])):
+                if p != self.spec.striker and p not in by_hand and _travelling(self._recent[p], self.launch_mm):
                     return p
         return None
 
