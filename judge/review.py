@@ -9,7 +9,7 @@ from .i18n import N_, _
 #: is shown as vision wrote it)
 VISION_REASONS = (N_("went under the hand and was not seen again: taken to be in the pit"),
                   N_("set off with no contact seen (a contact the frames missed, or outside interference)"),
-                  N_("taken by a hand"), N_("lost from sight"),
+                  N_("taken by a hand"), N_("lost from sight"), N_("seen to leave the surface before the shot began"),
                   N_("set off with no stroke seen (the video began during the stroke, or the bat was not recognised): "
                      "the calls that depend on the stroke are the referee's"))
 

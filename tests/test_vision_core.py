@@ -555,6 +555,34 @@ def test_a_piece_last_seen_at_rest_is_not_continued_beyond_a_cushion_but_one_fly
     assert tracker.positions()["A1"][1] < -SURFACE.half_y_mm
 
 
+def test_a_piece_missed_at_rest_is_looked_for_far_away_only_once_something_came_near_it():
+    """On the independent renderer at 30 frames/s a pawn against a cushion, missed at rest for 0.17 s, took a
+    fit 973 mm away, where another pawn lost from sight lay, and was called off the board before any shot: the
+    record then contradicted itself (refused). Only a hand, the cue or another piece moves a piece at rest, so
+    until one came near it, a piece unseen at rest is looked for within a frame's travel of where it lay."""
+    def run(b1_path, a_fit):
+        tracker = Tracker(SURFACE, hit_min=3)
+        tracker.start({"A7": (-484.0, -40.0), "B1": (-200.0, 300.0)}, 0, 0.0, spares=[])
+        b1 = [Detection("pawn", xy, 16.0, "B") for xy in b1_path]
+        for k in range(1, 4):
+            tracker.update(Detections(k, k / 30, (Detection("pawn", (-484.0, -40.0), 16.0, "A"), b1[0])))
+        for k in range(4, 9):  # A7 missed at rest (the detector's); B1 where its path has it
+            tracker.update(Detections(k, k / 30, (b1[k - 3],)))
+        out = tracker.update(Detections(9, 9 / 30, (Detection("pawn", a_fit, 16.0, "A"), b1[-1])))
+        return tracker, sorted(d.piece for d in out.pieces())
+
+    resting = [(-200.0, 300.0)] * 6
+    tracker, named = run(resting, (484.0, -40.0))  # a fit of A's colour 968 mm off, nothing came near A7
+    assert named == ["B1"] and tracker.positions()["A7"] == (-484.0, -40.0) and tracker.tracks["A7"].left is None
+    tracker, named = run(resting, (-470.0, -40.0))  # 14 mm off: A7 itself, seen again
+    assert named == ["A7", "B1"] and tracker.positions()["A7"] == (-470.0, -40.0)
+    # B1 ran past A7, its step from the 5th to the 6th frame within touching distance: A7 may have been struck
+    # then, and a fit of its kind anywhere it could have got to since is A7
+    passing = [(-200.0, 300.0), (-300.0, 150.0), (-440.0, -30.0), (-300.0, -200.0), (-200.0, -350.0), (-100.0, -420.0)]
+    tracker, named = run(passing, (300.0, -300.0))
+    assert named == ["A7", "B1"] and tracker.positions()["A7"] == (300.0, -300.0)
+
+
 def test_a_newcomer_on_a_board_with_cushions_is_named_once_it_shows_a_whole_outline():
     """The cue's wooden tip behind the bat fits as a pawn with 0.6-0.7 of an outline (the rest is the stick):
     it must not take a spare pawn's name at the stroke; a pawn put back by hand lies still and shows it whole."""

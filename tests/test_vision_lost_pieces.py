@@ -9,7 +9,7 @@ import pytest
 
 from calibration import default_profile
 from vision.fit import Fit
-from vision.launch import slid
+from vision.launch import came_back, rest_left, slid
 from vision.pipeline import Pipeline, hints_for
 from vision.types import Detection, Detections
 
@@ -150,3 +150,97 @@ def _flip_run():
         return [_bat_at(k), _det("pawn", a1, k, "A"), _det("pawn", b3, k, "B")]
 
     return _one_shot({"bat": tuple(BAT0), "A1": tuple(P0), "B3": (-486.4, -40.5)}, items_at)
+
+
+def test_a_piece_seen_to_leave_before_the_shot_began_is_kept_where_it_lay_and_asks_the_referee():
+    """A departure before the shot's start is not the shot's (its event is dropped with everything before the
+    start): the record kept the pawn in ``before`` and in neither ``after`` nor a departure, and the engine
+    refused the shot (the independent renderer at 30 frames/s: a pawn at rest took a fit 973 mm away and was
+    called off the board 0.17 s before the stroke). It stays where it lay, and the referee is asked."""
+    from rules import engine_for
+    from rules.record import parse_record
+    from vision.segmenter import ShotWindow
+    from vision.shot import ShotAssembler
+    from vision.types import Track, TrackState
+
+    def track(piece, kind, owner, radius, place, frames, **left):
+        rng = np.random.default_rng(len(piece))
+        return Track(piece, kind, owner, radius, tuple(
+            TrackState(piece, k, k / FPS, tuple(float(v) for v in np.asarray(place(k)) + rng.normal(0.0, 0.2, 2)))
+            for k in frames), **left)
+
+    bat = track("bat", "bat", None, 18.0, lambda k: (0.0, -380.0 + 25.0 * min(max(k - 40, 0), 12)
+                                                     - 0.4 * min(max(k - 40, 0), 12) ** 2), range(90))
+    # A7 at rest by the east cushion, then fits running 15 mm a frame over it from frame 10, gone after frame 12
+    a7 = track("A7", "pawn", "A", 16.0, lambda k: (430.0 + 15.0 * max(k - 9, 0), -40.0), range(13),
+               left="off", left_t_s=12 / FPS, left_where="E", left_frame=12)
+    b3 = track("B3", "pawn", "B", 16.0, lambda k: (-200.0, -200.0), range(90))
+    window = ShotWindow(40 / FPS, 80 / FPS, 40, 80, {}, {}, "bat")
+    rec = ShotAssembler(PROFILE).assemble(window, {"bat": bat, "A7": a7, "B3": b3}, "A").shot.to_dict()
+    assert not any(e.get("piece") == "A7" for e in rec["events"])
+    assert rec["after"]["A7"] == rec["before"]["A7"] == pytest.approx([430.0, -40.0], abs=0.3)
+    assert [(r["code"], r["piece"], r["reason"]) for r in rec["meta"]["review"]] == [
+        ("piece_unseen", "A7", "seen to leave the surface before the shot began")]
+    engine = engine_for("novuss", PROFILE.geometry)
+    state, _ = engine.apply(engine.initial(), parse_record(rec))  # judged (the review is the judge's), not refused
+    assert dict(state.pos)["A7"] == pytest.approx(rec["before"]["A7"])
+
+
+def test_a_launch_is_timed_from_the_rest_the_piece_left_not_from_a_refit_before_it():
+    """A resting fit that moved to another still place between two frames is the same disc fitted again
+    (``launch.slid``); a piece struck later set off from that second place. Its launch was timed at the refit,
+    0.27 s before the contact that set it off, and called outside interference (the independent renderer at 30
+    frames/s, gap 0: the pawn's resting fit moved 4 mm as the bat came near; a right call flagged)."""
+    t = np.arange(60) / FPS
+    refit = [_fit(t[0], t[20], 0, 21, (0.0, 0.0)), _fit(t[21], t[39], 21, 40, (3.7, 1.4)),
+             _fit(t[40], t[59], 40, 60, (3.7, 1.4), rest=False, v=(300.0, 0.0))]
+    assert rest_left(refit, 3.0) == 1
+    # the same second rest reached 0.15 s later (a slide's time): the piece set off from the first
+    slide = [refit[0], _fit(t[20] + 0.15, t[39], 30, 40, (3.7, 1.4)), refit[2]]
+    assert rest_left(slide, 3.0) == 0
+    near = [refit[0], _fit(t[21], t[39], 21, 40, (1.5, 0.5)), refit[2]]  # within launch_mm: the same rest
+    assert rest_left(near, 3.0) == 1
+
+    def items_at(k):  # A1's fit moves 4 mm at frame 25 as the bat comes near; struck at frame 33 it slides away
+        j = k - 33
+        a1 = P0 + (k >= 25) * np.array([3.7, 1.4]) + min(max(j, 0), 10) * np.array([7.5, 4.2]) * (1 - max(j, 0) / 40.0)
+        return [_bat_at(k), _det("pawn", a1, k, "A")]
+
+    rec = _one_shot({"bat": tuple(BAT0), "A1": tuple(P0)}, items_at)
+    assert [(e["kind"], {e.get("a"), e.get("b")}) for e in rec["events"]] == [("contact", {"bat", "A1"})]
+    assert _review(rec) == []
+
+
+def test_a_resting_fit_that_flickers_and_comes_back_is_no_launch():
+    """Fits of a resting disc that stray 3.2 mm for a frame or two and end where they began are noise: a slide
+    cannot come back to its start without a contact."""
+    t = np.arange(60) / FPS
+    xy = np.array([[0.0, 0.0]] * 20 + [[3.2, 0.0], [-1.0, 0.5]] + [[0.4, 0.0]] * 38)
+    flicker = [_fit(t[0], t[19], 0, 20, (0.0, 0.0)), _fit(t[20], t[21], 20, 22, (3.2, 0.0), rest=False, v=(-250.0, 30.0)),
+               _fit(t[22], t[59], 22, 60, (0.4, 0.0))]
+    assert slid(flicker, xy, 3.0) and came_back(flicker, xy, 3.0, 9.0)
+    far = xy.copy()
+    far[20] = (9.5, 0.0)  # one sighting 9.5 mm out: a slide that was stopped (by a contact), not noise
+    assert not came_back(flicker, far, 3.0, 9.0)
+    moved = xy.copy()
+    moved[22:] = (3.5, 0.0)
+    assert not came_back(flicker[:2] + [_fit(t[22], t[59], 22, 60, (3.5, 0.0))], moved, 3.0, 9.0)  # stopped elsewhere
+
+
+def test_a_pawn_against_a_cushion_fitted_past_it_asks_no_one():
+    """On the independent renderer a pawn lying against the west cushion (centre at -484 mm) was fitted anywhere
+    out to -495 mm and back, flickering from frame to frame: each jump read as a launch no contact explained and
+    the right call was flagged. A resting piece cannot lie past its cushion line (the tracker puts the fit back
+    on it), and a piece that never left its rest touched no cushion."""
+    rng = np.random.default_rng(7)
+    xs = -484.0 - np.abs(rng.normal(0.0, 4.0, 200))  # all past the line, by up to 11 mm
+
+    def items_at(k):
+        j = k - 33
+        a1 = P0 + min(max(j, 0), 10) * np.array([7.5, 4.2]) * (1 - max(j, 0) / 40.0)
+        return [_bat_at(k), _det("pawn", a1, k, "A"), _det("pawn", (xs[k], -40.5 + rng.normal(0.0, 0.3)), k, "B")]
+
+    rec = _one_shot({"bat": tuple(BAT0), "A1": tuple(P0), "B3": (-484.0, -40.5)}, items_at)
+    assert [(e["kind"], {e.get("a"), e.get("b")}) for e in rec["events"]] == [("contact", {"bat", "A1"})]
+    assert _review(rec) == []
+    assert rec["after"]["B3"][0] == pytest.approx(-484.0, abs=0.3)

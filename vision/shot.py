@@ -24,7 +24,7 @@ from rules.record import Event, Kind, Shot
 from .board import Surface
 from .departure import lost_before_shot, pocket_in_reach, struck_off
 from .events import EventExtractor, Motion
-from .launch import slid
+from .launch import came_back, rest_left, slid
 from .segmenter import ShotWindow
 from .types import Track
 
@@ -57,6 +57,7 @@ class ShotAssembler:
         self.explain_s = explain_s
         self.calibration_rms_mm = calibration_rms_mm
         self.launch_mm = launch_mm
+        self.far_mm = 3.0 * launch_mm
         self.off_view: dict[str, tuple[float, float]] = {}  # known places outside the camera's view
 
     def assemble(self, window: ShotWindow, tracks: Mapping[str, Track], player: str | None = None) -> VisionShot:
@@ -69,6 +70,9 @@ class ShotAssembler:
         t0 = min(t0, window.t0_s + 1.0) if window.starter in launches else window.t0_s
         unexplained = self._unexplained(launches, events, window, motions)
         events += unexplained + self._struck_off(events, motions)
+        # a cushion "touched" by a piece that never left its rest is its fit flickering against the cushion (put
+        # back on the cushion line by the tracker while at rest), not a contact
+        events = [e for e in events if e.kind != Kind.CUSHION or e.piece not in motions or self._went(motions[e.piece])]
         if not self.spec.sees_whole_field:  # rolled out of the camera's view: on the field, place unknown
             events += [Event(float(m.t[-1]), Kind.OFF, piece=p, side=m.track.left_where, confidence=0.9,
                              note="left the camera's view") for p, m in motions.items() if m.track.left == "view"]
@@ -316,17 +320,20 @@ class ShotAssembler:
     def _unseen(motions: Mapping[str, Motion], gone: set, before: Mapping) -> dict[str, dict]:
         """Pieces that were on the surface before the shot and whose track ended without a departure
         (lost, or taken by a hand): each with its last reliable place (the last resting stretch's fit, or
-        the last sighting) and why it needs the referee."""
+        the last sighting) and why it needs the referee. So is one whose departure was seen before the shot
+        began (a tracking mistake on a piece at rest: its event is not the shot's), kept where it lay."""
         out = {}
         for p, m in motions.items():
             why = m.track.left
-            if why not in ("lost", "pickup") or p in gone or p not in before:
+            if why in (None, "view") or p in gone or p not in before:
                 continue
             last = m.fits[-1]
             at = last.p if last.rest else m.xy[-1]
+            reason = {"pickup": "taken by a hand", "lost": "lost from sight"}.get(why)
+            if reason is None:  # seen to leave (pocket, off, pit) before the shot began: no shot explains it, and a
+                at, reason = before[p], "seen to leave the surface before the shot began"  # record must keep it
             out[p] = {"code": "piece_unseen", "piece": p, "at": [round(float(at[0]), 2), round(float(at[1]), 2)],
-                      "t": round(float(m.t[-1]), 6), "moving": not last.rest,
-                      "reason": "taken by a hand" if why == "pickup" else "lost from sight"}
+                      "t": round(float(m.t[-1]), 6), "moving": not last.rest, "reason": reason}
         return out
 
     def _launches(self, motions: Mapping[str, Motion]) -> dict[str, tuple[float, float]]:
@@ -335,7 +342,10 @@ class ShotAssembler:
         for p, m in motions.items():
             if len(m.fits) < 2 or not m.fits[0].rest or not self._went(m):
                 continue
-            rest, go = m.fits[0], m.fits[1]
+            k = rest_left(m.fits, self.launch_mm)
+            if k + 1 >= len(m.fits):
+                continue
+            rest, go = m.fits[k], m.fits[k + 1]
             # solve |go.pos(t) - rest.p| minimal along the outgoing direction
             ts = np.linspace(rest.t_last, go.t_first, 50)
             gaps = np.hypot(*(go.pos(ts) - rest.p).T)
@@ -364,10 +374,11 @@ class ShotAssembler:
 
     def _went(self, m: Motion) -> bool:
         """The piece left its first rest: slid farther than ``launch_mm`` from it (``launch.slid``: not a fit
-        that jumped to another still place), or left the surface."""
+        that jumped to another still place) and did not come back there without getting ``far_mm`` away
+        (``launch.came_back``: fit noise), or left the surface."""
         if m.track.left in ("pit", "off", "view", "pocket"):
             return True
-        return slid(m.fits, m.xy, self.launch_mm)
+        return slid(m.fits, m.xy, self.launch_mm) and not came_back(m.fits, m.xy, self.launch_mm, self.far_mm)
 
     @staticmethod
     def _neighbour(p: str, t: float, motions, tol_mm: float = 3.0) -> str | None:

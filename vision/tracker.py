@@ -19,7 +19,7 @@ track ended (pocket, off, pit, pickup, lost) is ``vision.departure``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -104,6 +104,7 @@ class _Live:
     hidden_by: str | None = None
     hand_at_pit: bool = False  # while hidden, the hand over it reached the pit's rim
     open_since_s: float | None = None  # first missed in the open (no occluder over it) since last seen
+    stirred_s: float | None = None  # unseen at rest: since when something could have moved it (Tracker._stir)
     states: list[TrackState] = field(default_factory=list)
     left: str | None = None
     left_t_s: float | None = None
@@ -279,14 +280,19 @@ class Tracker:
         lives = list(self._live.values())
         pieces = [d for d in dets.pieces() if all(d is not q for q, _ in placed)]
         preds = [self.motion.predict(l.pos, l.vel, t - l.t_obs_s) for l in lives]
+        before = [l.pos for l in lives]  # (replaced, never changed in place, by an observation)
         cost = np.full((len(lives), len(pieces)), _BIG)
         beyond = [self.surface.walls and self.surface.outside_side(d.centre_mm) is not None for d in pieces]
+        prev_t = self._t_s if self._t_s is not None else t
         for i, (l, p) in enumerate(zip(lives, preds)):
-            gate = self.gate_margin_mm + self.max_speed_mm_s * max(t - l.t_obs_s, 0.0)
             # beyond a cushion line a piece is only one flying off: a piece last seen at rest is not there (#16:
             # on the independent renderer a pawn missed at rest by its cushion took a fit on the striker's hand,
             # 700 mm off beyond the other cushion, and was called off the board)
             still = float(np.hypot(*l.vel)) <= self.rest_speed_mm_s
+            since = l.t_obs_s
+            if still:  # it can have moved only since something came near it (Tracker._stir), or in this last step
+                since = max(l.t_obs_s, l.stirred_s if l.stirred_s is not None else prev_t)
+            gate = self.gate_margin_mm + self.max_speed_mm_s * max(t - since, 0.0)
             for j, d in enumerate(pieces):
                 if d.cls == l.cls and not (still and beyond[j]):
                     dist = self.distance(p, d)
@@ -302,11 +308,12 @@ class Tracker:
             if i in pairs and self._doubtful(l, pieces[pairs[i]], dets):
                 self._coast(l, l.pos, dets, self._occluder_near(l.pos, l.radius_mm, dets) or "hand")
             elif i in pairs:
-                d = pieces[pairs[i]]
+                d = self._off_cushion(l, pieces[pairs[i]])
                 self._observe(l, d, dets)
                 named.append(d.named(l.piece))
             else:
                 self._miss(l, preds[i], dets)
+        self._stir([l for i, l in enumerate(lives) if i not in pairs], lives, before, preds, prev_t)
         used = set(pairs.values())
         taken = list(named) + [_Spot(l.pos, l.radius_mm) for i, l in enumerate(lives) if i not in pairs]
         unmatched = [d for j, d in enumerate(pieces) if j not in used and not _overlaps(d, taken)]
@@ -321,9 +328,45 @@ class Tracker:
         l.pos, l.vel = self.motion.update(l.pos, l.vel, z, dets.t_s - l.t_obs_s)
         l.pos = z  # the record keeps what was measured; fitting happens in events
         l.t_obs_s, l.frame_obs, l.misses, l.hidden_s, l.hidden_by = dets.t_s, dets.frame, 0, 0.0, None
-        l.hand_at_pit, l.open_since_s = False, None
+        l.hand_at_pit, l.open_since_s, l.stirred_s = False, None, None
         l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(z[0]), float(z[1])),
                                    (float(l.vel[0]), float(l.vel[1])), True))
+
+    def _stir(self, unseen: list[_Live], lives: list[_Live], before: list[np.ndarray], preds: list[np.ndarray],
+              prev_t: float) -> None:
+        """Mark the resting pieces unseen this frame that something could have moved since the last frame: a
+        hand or the cue over them, or another piece whose step from the last frame to this one (as seen, or as
+        predicted) came within touching distance plus ``gate_margin_mm``. Nothing else moves a piece at rest,
+        so until then one unseen at rest is looked for only a frame's travel from where it lay (#16: on the
+        independent renderer at 30 frames/s a pawn against a cushion, missed at rest for 0.17 s, took a fit
+        973 mm away, where another lost pawn lay, and was called off the board before any shot)."""
+        for l in unseen:
+            if l.stirred_s is not None or float(np.hypot(*l.vel)) > self.rest_speed_mm_s:
+                continue
+            if l.hidden_by is not None:
+                l.stirred_s = prev_t
+                continue
+            for m, a, pred in zip(lives, before, preds):
+                b = m.pos if m.t_obs_s > prev_t else pred
+                if m is l or float(np.hypot(*(b - a))) <= 5.0:
+                    continue
+                if _to_step(l.pos, a, b) <= l.radius_mm + m.radius_mm + self.gate_margin_mm:
+                    l.stirred_s = prev_t
+                    break
+
+    def _off_cushion(self, l: _Live, d: Detection) -> Detection:
+        """A piece at rest lies on the surface, so its centre is at least its radius inside each cushion: a fit of
+        a resting piece past that line (away from a pocket's mouth) is put back on it. Only a piece in flight
+        crosses the line (#16: on the independent renderer pawns resting against a cushion at 484 mm were fitted
+        anywhere up to 495 mm, jumping from frame to frame: each jump read as a launch no contact explained, and
+        right calls were flagged)."""
+        s = self.surface
+        if not s.walls or float(np.hypot(*l.vel)) > self.rest_speed_mm_s or s.pocket_at(d.centre_mm, l.radius_mm):
+            return d
+        lim_x, lim_y = s.half_x_mm - l.radius_mm, s.half_y_mm - l.radius_mm
+        x, y = d.centre_mm
+        xy = (min(max(x, -lim_x), lim_x), min(max(y, -lim_y), lim_y))
+        return d if xy == (x, y) else replace(d, centre_mm=xy)
 
     def _doubtful(self, l: _Live, d: Detection, dets: Detections) -> bool:
         """A resting piece seen off its place while an occluder reaches over it (see ``doubt_mm``)."""
@@ -555,6 +598,13 @@ def _overlaps(d: Detection, taken, share: float = 0.5) -> bool:
     """Two discs cannot overlap: a detection whose centre lies within ``share`` of the sum of radii of a
     piece already accounted for is a second view of that piece (a duplicate fit), never a new piece."""
     return any(math.dist(d.centre_mm, t.centre_mm) < share * (d.radius_mm + t.radius_mm) for t in taken)
+
+
+def _to_step(xy: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """How close the straight step from ``a`` to ``b`` comes to ``xy``."""
+    d = b - a
+    s = min(max(float((xy - a) @ d) / max(float(d @ d), 1e-12), 0.0), 1.0)
+    return float(np.hypot(*(a + s * d - xy)))
 
 
 def _penetration(p0, p1, q0, q1, reach: float) -> float:
