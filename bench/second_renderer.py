@@ -84,6 +84,7 @@ def main(argv=None) -> int:
             for group, game, _, seed, ep in built:
                 st = new_stats()
                 run_clip(profiles[game], ep, fps, "classical", seed, st, renderer_factory=factory)
+                st["ruling_notes"] = [f"[seed {seed}] {n}" for n in st["ruling_notes"]]  # which clip to look at again
                 per_group[(group, name)].append(st)
             print(f"# {fps} fps, {name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
         groups = list(dict.fromkeys(g for g, _ in per_group))

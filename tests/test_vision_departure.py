@@ -68,3 +68,35 @@ def test_an_opponent_pawn_struck_off_before_it_was_seen_moving_is_called_off_thr
     assert abs(off[0]["t"] - truth["t"]) < 1.0 / fps  # within a frame interval (60 fps: 0.3 ms, 30 fps: 10 ms)
     assert not (rec.get("meta") or {}).get("review")
     assert st["rulings"] == [True] and st["rulings_wrong_silent"] == 0
+
+
+def test_a_piece_called_off_beside_a_pocket_whose_last_line_stays_on_the_board_asks_the_referee():
+    """On the independent renderer at 30 frames/s (gap 8) A1 came off the north cushion beside the NE pocket and
+    dropped into it; its last sighting, at the pocket's edge, was fitted 12 mm off, and the tracker's filtered
+    velocity carried it over the cushion: called off the board, and not asked about, because the corner review
+    ran the last line ahead, which stays on the board. Off beside a pocket, on a line that does not leave the
+    board, is not what the camera saw: the referee is asked."""
+    from vision.segmenter import ShotWindow
+    from vision.shot import ShotAssembler
+    from vision.types import Track, TrackState
+
+    dt = 1 / 30
+    rng = np.random.default_rng(1)
+
+    def a1(k):
+        if k <= 60:
+            return np.array([30.8, 254.1])
+        if k <= 87:
+            return np.array([30.8, 254.1]) + (k - 60) * np.array([14.9, 8.3]) + rng.normal(0.0, 0.2, 2)
+        return {88: np.array([443.6, 482.2]), 89: np.array([449.4, 465.6])}[k]  # off the cushion, last seen
+
+    a1_track = Track("A1", "pawn", "A", 16.0, tuple(TrackState("A1", k, k * dt, tuple(float(v) for v in a1(k)))
+                                                  for k in range(40, 90)),
+                     left="off", left_t_s=89 * dt, left_where="N", left_frame=89)
+    bat = Track("bat", "bat", None, 18.0, tuple(TrackState("bat", k, k * dt, (0.0, -420.0 + 40.0 * max(0, min(k - 59, 8))))
+                                                for k in range(40, 110)))
+    window = ShotWindow(59 * dt, 105 * dt, 59, 105, {}, {}, "bat")
+    rec = ShotAssembler(default_profile("novuss")).assemble(window, {"bat": bat, "A1": a1_track}, "A").shot.to_dict()
+    assert [(e["kind"], e["piece"]) for e in rec["events"] if e["kind"] in ("off", "pocket")] == [("off", "A1")]
+    assert [(r["code"], r["piece"]) for r in rec["meta"]["review"] if r["code"] == "pocket_or_off"] == [("pocket_or_off", "A1")]
+    assert "NE pocket" in next(r["reason"] for r in rec["meta"]["review"] if r["code"] == "pocket_or_off")

@@ -298,7 +298,13 @@ class ShotAssembler:
             xy, v = np.asarray(m.xy[-1], float), np.asarray(m.fits[-1].vel(t), float)
             path = [tuple(float(c) for c in xy + v * k * step_s) for k in range(int(ahead_s / step_s) + 1)]
             over = next((i for i, q in enumerate(path) if s.outside_side(q, 0.0)), len(path))
-            if e.kind == Kind.OFF:
+            if e.kind == Kind.OFF and over == len(path):
+                # its last line does not leave the board (the tracker's call came from its filtered velocity): off
+                # beside a pocket is not what the camera saw (#16: on the independent renderer at 30 frames/s a pawn
+                # off the cushion by the NE pocket, its last sighting fitted 12 mm off, was called off the board; it
+                # dropped into the pocket)
+                near = s.pocket_at(tuple(xy), s.pocket_radius_mm + 3.0 * m.radius)
+            elif e.kind == Kind.OFF:
                 near = next((s.pocket_at(q, m.radius) for q in path[:over + 1] if s.pocket_at(q, m.radius)), None)
             else:
                 mouth = next((i for i, q in enumerate(path) if s.pocket_at(q)), len(path))
