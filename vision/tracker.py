@@ -361,12 +361,13 @@ class Tracker:
         anywhere up to 495 mm, jumping from frame to frame: each jump read as a launch no contact explained, and
         right calls were flagged)."""
         s = self.surface
-        if not s.walls or float(np.hypot(*l.vel)) > self.rest_speed_mm_s or s.pocket_at(d.centre_mm, l.radius_mm):
-            return d
-        lim_x, lim_y = s.half_x_mm - l.radius_mm, s.half_y_mm - l.radius_mm
         x, y = d.centre_mm
-        xy = (min(max(x, -lim_x), lim_x), min(max(y, -lim_y), lim_y))
-        return d if xy == (x, y) else replace(d, centre_mm=xy)
+        lim_x, lim_y = s.half_x_mm - l.radius_mm, s.half_y_mm - l.radius_mm
+        if not s.walls or (-lim_x <= x <= lim_x and -lim_y <= y <= lim_y):
+            return d  # (every frame, for every piece: the cheap test first)
+        if float(np.hypot(*l.vel)) > self.rest_speed_mm_s or s.pocket_at(d.centre_mm, l.radius_mm):
+            return d
+        return replace(d, centre_mm=(min(max(x, -lim_x), lim_x), min(max(y, -lim_y), lim_y)))
 
     def _doubtful(self, l: _Live, d: Detection, dets: Detections) -> bool:
         """A resting piece seen off its place while an occluder reaches over it (see ``doubt_mm``)."""
