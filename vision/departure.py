@@ -196,12 +196,12 @@ def lost_before_shot(tr: Track, others: Sequence[Track], surface: Surface, t0_s:
         seen = np.asarray([s.centre_mm for s in q.observed() if t0_s <= s.t_s <= t1_s], float).reshape(-1, 2)
         if len(seen) < 2 or float(np.hypot(*(seen - seen[0]).T).max()) <= moved_mm:
             continue  # at rest through the shot: it set nothing off
-        if _nearest_on_steps(seen, xy) <= tr.radius_mm + q.radius_mm + margin_mm:
+        if nearest_on_steps(seen, xy) <= tr.radius_mm + q.radius_mm + margin_mm:
             return False
     return True
 
 
-def _nearest_on_steps(path: np.ndarray, xy: np.ndarray) -> float:
+def nearest_on_steps(path: np.ndarray, xy: np.ndarray) -> float:
     """How close the straight steps between consecutive points of ``path`` come to ``xy``."""
     a, d = path[:-1], np.diff(path, axis=0)
     span = np.maximum((d * d).sum(axis=1), 1e-12)

@@ -57,7 +57,6 @@ class ShotAssembler:
         self.explain_s = explain_s
         self.calibration_rms_mm = calibration_rms_mm
         self.launch_mm = launch_mm
-        self.far_mm = 3.0 * launch_mm
         self.off_view: dict[str, tuple[float, float]] = {}  # known places outside the camera's view
 
     def assemble(self, window: ShotWindow, tracks: Mapping[str, Track], player: str | None = None) -> VisionShot:
@@ -380,11 +379,11 @@ class ShotAssembler:
 
     def _went(self, m: Motion) -> bool:
         """The piece left its first rest: slid farther than ``launch_mm`` from it (``launch.slid``: not a fit
-        that jumped to another still place) and did not come back there without getting ``far_mm`` away
-        (``launch.came_back``: fit noise), or left the surface."""
+        that jumped to another still place) and did not come back there without getting three times that far
+        away (``launch.came_back``: fit noise), or left the surface."""
         if m.track.left in ("pit", "off", "view", "pocket"):
             return True
-        return slid(m.fits, m.xy, self.launch_mm) and not came_back(m.fits, m.xy, self.launch_mm, self.far_mm)
+        return slid(m.fits, m.xy, self.launch_mm) and not came_back(m.fits, m.xy, self.launch_mm, 3.0 * self.launch_mm)
 
     @staticmethod
     def _neighbour(p: str, t: float, motions, tol_mm: float = 3.0) -> str | None:

@@ -27,7 +27,7 @@ import numpy as np
 from rules.game import game_class
 
 from .board import Surface
-from .departure import hand_reaches_pit, resting_patience, under_hand_to_pit, why_gone
+from .departure import hand_reaches_pit, nearest_on_steps, resting_patience, under_hand_to_pit, why_gone
 from .naming import Roster, hopped_pit, piece_kind
 from .naming import came_from_line as _came_from_line  # noqa: F401 (its old home: tests import it from here)
 from .types import Detection, Detections, Track, TrackState
@@ -350,7 +350,7 @@ class Tracker:
                 b = m.pos if m.t_obs_s > prev_t else pred
                 if m is l or float(np.hypot(*(b - a))) <= 5.0:
                     continue
-                if _to_step(l.pos, a, b) <= l.radius_mm + m.radius_mm + self.gate_margin_mm:
+                if nearest_on_steps(np.stack((a, b)), l.pos) <= l.radius_mm + m.radius_mm + self.gate_margin_mm:
                     l.stirred_s = prev_t
                     break
 
@@ -599,13 +599,6 @@ def _overlaps(d: Detection, taken, share: float = 0.5) -> bool:
     """Two discs cannot overlap: a detection whose centre lies within ``share`` of the sum of radii of a
     piece already accounted for is a second view of that piece (a duplicate fit), never a new piece."""
     return any(math.dist(d.centre_mm, t.centre_mm) < share * (d.radius_mm + t.radius_mm) for t in taken)
-
-
-def _to_step(xy: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    """How close the straight step from ``a`` to ``b`` comes to ``xy``."""
-    d = b - a
-    s = min(max(float((xy - a) @ d) / max(float(d @ d), 1e-12), 0.0), 1.0)
-    return float(np.hypot(*(a + s * d - xy)))
 
 
 def _penetration(p0, p1, q0, q1, reach: float) -> float:
