@@ -142,7 +142,7 @@ def main(argv=None) -> int:
             run_clip(profiles[game], ep, fps, args.detector, seed, st, refine=args.refine,
                      referee_unseen=args.referee_unseen)
             per_group[group].append(st)
-            notes += [f"{fps} fps {n}" for n in st["ruling_notes"]]
+            notes += [f"{fps} fps {n}" for n in st["ruling_notes"] + st["flag_notes"]]
         groups = [(fps, g, merge(v)) for g, v in per_group.items()]
         rows += groups + [(fps, "all", merge([st for _, _, st in groups]))]
         print(f"# {fps} fps: {time.perf_counter() - t:.0f} s", file=sys.stderr)

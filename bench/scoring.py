@@ -67,7 +67,7 @@ def clips(quick: bool, gap_seeds: int):
 def new_stats() -> dict:
     stats = defaultdict(int)
     for key in ("t_err_ms", "t_err_first_ms", "t_cover_contact", "t_cover_cushion", "pos_err", "rulings", "ruling_notes",
-                "rulings_view", "rulings_fold", "calls", "vs_exact_parts"):
+                "flag_notes", "rulings_view", "rulings_fold", "calls", "vs_exact_parts"):
         stats[key] = []
     stats["fc"] = defaultdict(list)
     return stats
@@ -251,6 +251,13 @@ def _asks(rec) -> bool:
     return bool((rec.get("meta") or {}).get("review"))
 
 
+def _why_flagged(ruling, rec) -> str:
+    """What asked the referee about a call: the review calls' codes and vision's review items (code, piece)."""
+    items = [c.code for c in ruling.calls if c.review]
+    items += [f"{r.get('code')} {r.get('piece') or ''}".strip() for r in (rec.get("meta") or {}).get("review") or ()]
+    return ", ".join(items)
+
+
 def _first_contact_event(profile, events):
     """The first contact of a true record: the striker's (the bat's), or any where the game has none."""
     striker = profile.spec.striker
@@ -289,6 +296,8 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> tuple:
         stats["rulings_wrong_flagged" if flagged else "rulings_wrong_silent"] += 1
         stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {codes(r_true)} -> {codes(r_got)}"
                                      f"{' (flagged)' if flagged else ''}")
+    elif flagged:  # a right call the referee is asked about: what asked (the other half of "flags that mean something")
+        stats["flag_notes"].append(f"{ep.scenario}: shot {i + 1} right, flagged: {_why_flagged(r_got, rec)}")
     if profile.spec.striker:  # the first contact of the striker (the bat)
         _first_contact(truth, r_true, r_got, stats, _asks(rec))
     return (tuple(codes(r_got)), r_got.next_player, asks)

@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     ap.add_argument("--groups", help="comma-separated groups to run (nov hard, nov gaps, cvr hard)")
     ap.add_argument("--all-scenarios", action="store_true",
                     help="every scripted scenario in 'nov hard' and 'cvr hard' (15 and 5), not the quick five and two")
-    ap.add_argument("--notes", action="store_true", help="list every ruling that differs from the truth's")
+    ap.add_argument("--notes", action="store_true", help="list every ruling that differs from the truth's, and every right one flagged (and what asked)")
     args = ap.parse_args(argv)
     from sim.render_panda import PandaRenderer
 
@@ -84,7 +84,8 @@ def main(argv=None) -> int:
             for group, game, _, seed, ep in built:
                 st = new_stats()
                 run_clip(profiles[game], ep, fps, "classical", seed, st, renderer_factory=factory)
-                st["ruling_notes"] = [f"[seed {seed}] {n}" for n in st["ruling_notes"]]  # which clip to look at again
+                for key in ("ruling_notes", "flag_notes"):  # which clip to look at again
+                    st[key] = [f"[seed {seed}] {n}" for n in st[key]]
                 per_group[(group, name)].append(st)
             print(f"# {fps} fps, {name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
         groups = list(dict.fromkeys(g for g, _ in per_group))
@@ -95,7 +96,7 @@ def main(argv=None) -> int:
     if args.notes:
         for fps, label, st in rows:
             if not label.endswith(": all"):
-                print("\n".join(f"{fps} fps {label}: {n}" for n in st["ruling_notes"]))
+                print("\n".join(f"{fps} fps {label}: {n}" for n in st["ruling_notes"] + st["flag_notes"]))
     print("render time per frame (1280x720): " + ", ".join(
         f"{name} {f.per_frame_ms():.0f} ms ({f.frames} frames)" for name, f in renderers.items()))
     return 0
