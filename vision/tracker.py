@@ -27,7 +27,7 @@ import numpy as np
 from rules.game import game_class
 
 from .board import Surface
-from .departure import hand_reaches_pit, nearest_on_steps, resting_patience, under_hand_to_pit, why_gone
+from .departure import OFF_MIN_SPEED_MM_S, hand_reaches_pit, nearest_on_steps, resting_patience, under_hand_to_pit, why_gone
 from .naming import Roster, hopped_pit, piece_kind
 from .naming import came_from_line as _came_from_line  # noqa: F401 (its old home: tests import it from here)
 from .types import Detection, Detections, Track, TrackState
@@ -140,7 +140,8 @@ class Tracker:
                  hidden_max_s: float = 10.0, max_speed_mm_s: float = 9000.0, gate_margin_mm: float = 25.0,
                  occluder_margin_mm: float = 10.0, penetration_weight: float = 10.0, off_view_reach_mm: float = 400.0,
                  rest_miss_s: float = 0.5, rest_speed_mm_s: float = 50.0, still_mm_s: float = 15.0,
-                 knock_mm_s: float = 500.0, doubt_mm: float = 2.5, doubt_kinds: tuple[str, ...] = ("pawn",)):
+                 knock_mm_s: float = 500.0, doubt_mm: float = 2.5, doubt_kinds: tuple[str, ...] = ("pawn",),
+                 overlap_mm: float = 6.0):
         """``rest_miss_s``: how long a piece at rest (slower than ``rest_speed_mm_s``) may go unseen in the
         open before it is given up: nothing but a hand moves a resting piece, so a few missed frames are the
         detector's, not the piece leaving (``miss_max`` frames still end a moving piece's track). A piece
@@ -151,7 +152,9 @@ class Tracker:
         hand or the cue reaches over it (this frame or the last: the occluder's outline flickers) is not
         believed: a half-covered disc fits off-centre, and that phantom step would read as the piece being
         struck. It is kept where it lay, as if hidden, until it is seen clear of the occluder. The bat is
-        left out (the cue moves it), and so are marbles (the flicking hand moves them)."""
+        left out (the cue moves it), and so are marbles (the flicking hand moves them). ``overlap_mm``: a resting
+        piece seen off its place and this deep in a resting neighbour seen at its own is not believed
+        (``_into_neighbour``)."""
         self.surface = surface
         self.distance = distance
         self.motion = motion or ConstantVelocity()
@@ -161,7 +164,7 @@ class Tracker:
         self.max_speed_mm_s, self.gate_margin_mm = max_speed_mm_s, gate_margin_mm
         self.occluder_margin_mm, self.penetration_weight = occluder_margin_mm, penetration_weight
         self.off_view_reach_mm = off_view_reach_mm
-        self.doubt_mm, self.doubt_kinds = doubt_mm, tuple(doubt_kinds)
+        self.doubt_mm, self.doubt_kinds, self.overlap_mm = doubt_mm, tuple(doubt_kinds), float(overlap_mm)
         self._last_occluders: tuple[Detection, ...] = ()
         self._game = game_class(surface.game)
         self._live: dict[str, _Live] = {}
@@ -304,11 +307,15 @@ class Tracker:
             pairs = {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] < _BIG}
             pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
         named = [d.named(p) for d, p in placed]
+        steady = self._steady(lives, pieces, pairs)
         for i, l in enumerate(lives):
             if i in pairs and self._doubtful(l, pieces[pairs[i]], dets):
                 self._coast(l, l.pos, dets, self._occluder_near(l.pos, l.radius_mm, dets) or "hand")
             elif i in pairs:
-                d = self._off_cushion(l, pieces[pairs[i]])
+                d = pieces[pairs[i]]
+                if self._into_neighbour(i, l, d, steady):
+                    d = replace(d, centre_mm=(float(l.pos[0]), float(l.pos[1])))
+                d = self._off_cushion(l, d)
                 self._observe(l, d, dets)
                 named.append(d.named(l.piece))
             else:
@@ -356,16 +363,17 @@ class Tracker:
 
     def _off_cushion(self, l: _Live, d: Detection) -> Detection:
         """A piece at rest lies on the surface, so its centre is at least its radius inside each cushion: a fit of
-        a resting piece past that line (away from a pocket's mouth) is put back on it. Only a piece in flight
-        crosses the line (#16: on the independent renderer pawns resting against a cushion at 484 mm were fitted
-        anywhere up to 495 mm, jumping from frame to frame: each jump read as a launch no contact explained, and
-        right calls were flagged)."""
+        a piece past that line (away from a pocket's mouth) is put back on it unless it moves fast enough to leave
+        the board over the cushion (``OFF_MIN_SPEED_MM_S``): only such a piece crosses the line (#16: on the
+        independent renderer pawns resting against a cushion at 484 mm were fitted anywhere up to 495 mm, jumping
+        from frame to frame: each jump read as a launch no contact explained, and right calls were flagged; a
+        first jump of 2 mm made the piece "moving" at 110 mm/s, and the next fit, 8 mm past the line, was kept)."""
         s = self.surface
         x, y = d.centre_mm
         lim_x, lim_y = s.half_x_mm - l.radius_mm, s.half_y_mm - l.radius_mm
         if not s.walls or (-lim_x <= x <= lim_x and -lim_y <= y <= lim_y):
             return d  # (every frame, for every piece: the cheap test first)
-        if float(np.hypot(*l.vel)) > self.rest_speed_mm_s or s.pocket_at(d.centre_mm, l.radius_mm):
+        if float(np.hypot(*l.vel)) >= OFF_MIN_SPEED_MM_S or s.pocket_at(d.centre_mm, l.radius_mm):
             return d
         return replace(d, centre_mm=(min(max(x, -lim_x), lim_x), min(max(y, -lim_y), lim_y)))
 
@@ -377,6 +385,23 @@ class Tracker:
             return False
         return self._occluder_near(l.pos, l.radius_mm, dets) is not None or \
             self._occluder_near(d.centre_mm, l.radius_mm, dets) is not None
+
+    def _steady(self, lives: list[_Live], pieces: list[Detection], pairs: dict[int, int]) -> dict[int, tuple]:
+        """The resting pieces seen at their place this frame (within ``doubt_mm``): index -> (place, radius)."""
+        return {i: (l.pos, l.radius_mm) for i, l in enumerate(lives) if i in pairs
+                and float(np.hypot(*l.vel)) <= self.rest_speed_mm_s
+                and math.dist(l.pos, pieces[pairs[i]].centre_mm) <= self.doubt_mm}
+
+    def _into_neighbour(self, i: int, l: _Live, d: Detection, steady: dict[int, tuple]) -> bool:
+        """A resting piece seen off its place, sunk more than ``overlap_mm`` into a resting neighbour seen at its
+        own place: two discs cannot overlap, and the neighbour would have moved had this one been pushed into it.
+        The fit strayed onto the neighbour's edge (#16: on the independent renderer a pawn of the opening row,
+        touching the next, was fitted 12 mm into it for five frames; the step out and back read as a shot). It is
+        seen where it lay: it is there (its outline is), only its fit is not to be believed."""
+        if float(np.hypot(*l.vel)) > self.rest_speed_mm_s or math.dist(l.pos, d.centre_mm) <= self.doubt_mm:
+            return False
+        return any(j != i and math.dist(d.centre_mm, at) < r + l.radius_mm - self.overlap_mm
+                   for j, (at, r) in steady.items())
 
     def _occluder_near(self, xy, radius_mm: float, dets: Detections) -> str | None:
         margin = radius_mm + self.occluder_margin_mm
