@@ -298,3 +298,29 @@ def test_a_resting_pawn_fitted_deep_into_its_resting_neighbour_is_seen_where_it_
     assert _review(rec) == []
     assert rec["before"]["B1"] == pytest.approx([-111.9, -484.0], abs=0.01)
 
+
+
+def test_a_pawn_lost_in_its_slide_and_then_seen_at_rest_with_a_faint_outline_keeps_its_name():
+    """The independent renderer at 60 frames/s (gap 3): A1, struck, was missed for most of its slide and called
+    lost; it came to rest in plain view, but its fits there had 0.67 of an outline, under what names a newcomer
+    on a board with cushions, so it stayed nameless and the right call asked the referee about it
+    (piece_unseen). Seen again within its speed's reach of where it was lost, it is the same pawn."""
+    steps = [9.0 * (1 - j / 24) for j in range(1, 25)]  # A1 slows from 540 mm/s to rest over 24 frames, 108 mm
+    path = [P0 + sum(steps[:j]) * D for j in range(25)]
+
+    def items_at(k):
+        j = k - 33
+        bat = _bat_at(k)  # following through at 30 mm/s: the shot goes on after A1 is lost
+        out = [Detection("bat", tuple(float(v) for v in bat.centre_mm + min(max(j, 0), 60) * 0.5 * D), 18.0,
+                         frame=k, t_s=k / FPS), _det("pawn", (-200.0, -200.0), k, "B")]
+        a1 = path[min(max(j, 0), 24)]
+        if j <= 2:
+            out.append(_det("pawn", a1, k, "A"))
+        elif j >= 20:
+            out.append(Detection("pawn", (float(a1[0]), float(a1[1])), 16.0, "A", score=0.67, frame=k, t_s=k / FPS))
+        return out
+
+    rec = _one_shot({"bat": tuple(BAT0), "A1": tuple(P0), "B3": (-200.0, -200.0)}, items_at)
+    assert _review(rec) == []
+    assert rec["after"]["A1"] == pytest.approx(list(path[24]), abs=0.5)
+    assert [(e["kind"], {e.get("a"), e.get("b")}) for e in rec["events"]] == [("contact", {"bat", "A1"})]

@@ -544,12 +544,17 @@ class Tracker:
         why_gone``: unseen against the cushion at speed) within ``bounce_back_s``, of its class and within its
         speed's reach of where it was last seen (on the independent renderer the bat, missed for three frames
         where it rebounded off the far cushion, was called off the board; back on its way it started a fresh
-        track, and the shot's record lost the stroke: refused)."""
+        track, and the shot's record lost the stroke: refused). Likewise a piece lost from sight in the open while
+        it moved (#16: on the independent renderer a struck pale pawn was missed for most of its slide and called
+        lost; its sightings at rest, with too faint an outline for a newcomer, stayed nameless until after the
+        shot, and the referee was asked about a pawn lying in plain view)."""
         if not self.surface.walls:
             return None
         near = []
         for p, l in self._gone.items():
-            if l.left != "off" or l.cls != first.cls or l.left_t_s is None:
+            if l.cls != first.cls or l.left_t_s is None:
+                continue
+            if l.left != "off" and not (l.left == "lost" and float(np.hypot(*l.vel)) > self.rest_speed_mm_s):
                 continue
             dt = first.t_s - l.t_obs_s
             far = math.dist(l.pos, first.centre_mm)
