@@ -188,6 +188,10 @@ def test_a_marble_at_the_pits_rim_gone_between_frames_with_nothing_seen_moving_w
     assert len(recs) == 1
     assert [(e["kind"], e["piece"]) for e in recs[0]["events"]] == [("touch", "A10"), ("pit", "A10")]
     assert recs[0]["before"]["A10"] == pytest.approx([0.0, -68.0]) and "A10" not in recs[0]["after"]
+    # nothing seen moved it and no hand covered it: a marble the camera did not see (or did not find) struck it,
+    # so the touch the record gives it (which makes a flick of it, or a 7a foul of an opponent's) is the referee's
+    # (#16: under blue and green marbles the flicked B10 was never found, and a clean flick was called a 7a foul)
+    assert [(r["code"], r["piece"]) for r in recs[0]["meta"]["review"]] == [("launch_unexplained", "A10")]
 
 
 def test_a_marble_rolling_under_the_hand_that_follows_it_keeps_its_shot_open_until_it_is_in_the_pit():

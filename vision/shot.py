@@ -175,7 +175,7 @@ class ShotAssembler:
         first-contact call. A contact a few ms off the launch (a pawn struck against a cushion, whose
         outgoing line run back misses its rest) explains it."""
         if self.spec.unexplained_launch != Kind.EXTERNAL:
-            return []
+            return self._unseen_touch_review(events, motions)
         out = []
         for e in events:
             if e.kind != Kind.EXTERNAL or e.piece not in motions:
@@ -186,8 +186,24 @@ class ShotAssembler:
             if any(c.kind == Kind.CONTACT and e.piece in c.pieces() and abs(c.t - e.t) <= 2.0 * dt + 3.0 * c.t_err
                    for c in events):
                 continue
-            out.append({"code": "launch_unexplained", "piece": e.piece, "t": round(e.t, 6),
-                        "reason": "set off with no contact seen (a contact the frames missed, or outside interference)"})
+            out.append(_launch_review(e))
+        return out
+
+    @staticmethod
+    def _unseen_touch_review(events: list[Event], motions: Mapping[str, Motion]) -> list[dict]:
+        """Where an unexplained launch is a touch (Cvrnkaná: the flicking hand moves marbles), a marble that left
+        its rest unseen is taken to have gone under the hand; where no hand ever covered it, nothing seen moved
+        it (a marble the camera did not find struck it), and the touch, which can make the call a 7a foul, is
+        the referee's (#16: under blue and green marbles at 30 frames/s, the flicked B10 was never found; the
+        A10 it knocked into the pit was called touched by B's hand, a confident 7a foul on a clean flick)."""
+        out = []
+        for e in events:
+            if e.kind != Kind.TOUCH or e.note != "set off unseen" or e.piece not in motions:
+                continue
+            track = motions[e.piece].track
+            if track.left_hidden_by == "hand" or track.pit_unseen or any(s.occluded == "hand" for s in track.states):
+                continue
+            out.append(_launch_review(e))
         return out
 
     def _stroke_review(self, window: ShotWindow, t0: float) -> list[dict]:
@@ -437,6 +453,12 @@ class ShotAssembler:
             # rolled into view mid-shot: an opening flick from the start line
             out.append(Event(window.t0_s, Kind.TOUCH, piece=p, confidence=0.8, note="entered the view"))
         return out
+
+
+def _launch_review(e: Event) -> dict:
+    """The review item of a piece set off with nothing seen to set it off (``launch_unexplained``)."""
+    return {"code": "launch_unexplained", "piece": e.piece, "t": round(e.t, 6),
+            "reason": "set off with no contact seen (a contact the frames missed, or outside interference)"}
 
 
 def _frame_dt(m: Motion) -> float:
