@@ -324,3 +324,32 @@ def test_a_pawn_lost_in_its_slide_and_then_seen_at_rest_with_a_faint_outline_kee
     assert _review(rec) == []
     assert rec["after"]["A1"] == pytest.approx(list(path[24]), abs=0.5)
     assert [(e["kind"], {e.get("a"), e.get("b")}) for e in rec["events"]] == [("contact", {"bat", "A1"})]
+
+
+def test_pawns_set_off_in_a_stroke_whose_bat_touched_nothing_seen_ask_the_referee():
+    """The harsher simulator's 2 Mbit/s H.264 at 30 frames/s: the bat broke the opening cluster between two
+    frames; its contact was not seen, the pawns' launches were read as pushes inside the cluster (each explained
+    by its touching neighbour), and 'no own pawn touched' was called without a flag. Only the bat, or a piece it
+    set moving, sets a resting pawn off: its contact was missed, and the first pawn to set off is named."""
+    from vision.segmenter import ShotWindow
+    from vision.shot import ShotAssembler
+    from vision.types import Track, TrackState
+
+    def track(piece, kind, owner, radius, place, frames):
+        rng = np.random.default_rng(len(piece) + ord(piece[-1]))
+        return Track(piece, kind, owner, radius, tuple(
+            TrackState(piece, k, k / FPS, tuple(float(v) for v in np.asarray(place(k)) + rng.normal(0.0, 0.2, 2)))
+            for k in frames))
+
+    def slide(x0, y0, k0, vx):  # at rest, then sliding along x from frame k0, slowing
+        return lambda k: (x0 + vx * min(max(k - k0, 0), 20) - 0.2 * vx * min(max(k - k0, 0), 20) ** 2 / 20, y0)
+
+    bat = track("bat", "bat", None, 18.0, lambda k: (0.0, -380.0 + 20.0 * min(max(k - 40, 0), 10)), range(90))
+    a4 = track("A4", "pawn", "A", 16.0, slide(100.0, 200.0, 52, -6.0), range(90))
+    a5 = track("A5", "pawn", "A", 16.0, slide(132.0, 200.0, 52, 6.0), range(90))
+    b3 = track("B3", "pawn", "B", 16.0, lambda k: (-200.0, -200.0), range(90))
+    window = ShotWindow(40 / FPS, 80 / FPS, 40, 80, {}, {}, "bat")
+    rec = ShotAssembler(PROFILE).assemble(window, {"bat": bat, "A4": a4, "A5": a5, "B3": b3}, "A").shot.to_dict()
+    assert not any("bat" in (e.get("a"), e.get("b")) for e in rec["events"] if e["kind"] == "contact")
+    assert [(r["code"], r["piece"]) for r in rec["meta"]["review"]] in ([("launch_unexplained", "A4")],
+                                                                        [("launch_unexplained", "A5")])
