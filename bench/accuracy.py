@@ -62,6 +62,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import clocks  # noqa: E402
 from bench.scoring import GAP_BINS, episodes, merge, new_stats, run_clip, summary  # noqa: E402
+from bench.scoring import notes as clip_notes  # noqa: E402
 
 
 def table(rows, detector: str) -> str:
@@ -142,7 +143,7 @@ def main(argv=None) -> int:
             run_clip(profiles[game], ep, fps, args.detector, seed, st, refine=args.refine,
                      referee_unseen=args.referee_unseen)
             per_group[group].append(st)
-            notes += [f"{fps} fps {n}" for n in st["ruling_notes"] + st["flag_notes"]]
+            notes += [f"{fps} fps {n}" for n in clip_notes(st)]
         groups = [(fps, g, merge(v)) for g, v in per_group.items()]
         rows += groups + [(fps, "all", merge([st for _, _, st in groups]))]
         print(f"# {fps} fps: {time.perf_counter() - t:.0f} s", file=sys.stderr)

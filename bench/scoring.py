@@ -251,6 +251,11 @@ def _asks(rec) -> bool:
     return bool((rec.get("meta") or {}).get("review"))
 
 
+def notes(stats) -> list[str]:
+    """The failure map's lines of a clip's (or merged) statistics: rulings that differ, then right ones flagged."""
+    return stats["ruling_notes"] + stats["flag_notes"]
+
+
 def _why_flagged(ruling, rec) -> str:
     """What asked the referee about a call: the review calls' codes and vision's review items (code, piece)."""
     items = [c.code for c in ruling.calls if c.review]

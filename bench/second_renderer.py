@@ -29,7 +29,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.accuracy import table  # noqa: E402
-from bench.scoring import episodes, merge, new_stats, run_clip  # noqa: E402
+from bench.scoring import episodes, merge, new_stats, notes, run_clip  # noqa: E402
 
 
 class Timed:
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     if args.notes:
         for fps, label, st in rows:
             if not label.endswith(": all"):
-                print("\n".join(f"{fps} fps {label}: {n}" for n in st["ruling_notes"] + st["flag_notes"]))
+                print("\n".join(f"{fps} fps {label}: {n}" for n in notes(st)))
     print("render time per frame (1280x720): " + ", ".join(
         f"{name} {f.per_frame_ms():.0f} ms ({f.frames} frames)" for name, f in renderers.items()))
     return 0

@@ -212,7 +212,7 @@ def failure_notes(stratum: str, game: str, fps: int, cell: dict, share: float = 
                        f"{r['light'] / r['n']:.2f}): missed {r['missed']}/{r['n']}"
                        + (f" ({r['phantom']} under an occluder vision imagined)" if r["phantom"] else "")
                        + (f", misnamed {r['misnamed']} ({taken})" if r["misnamed"] else ""))
-    out += [f"{stratum} {game} {fps}: ruling {n}" for n in cell["stats"]["ruling_notes"] + cell["stats"]["flag_notes"]]
+    out += [f"{stratum} {game} {fps}: ruling {n}" for n in scoring.notes(cell["stats"])]
     return out
 
 

@@ -126,6 +126,7 @@ class ShotAssembler:
                            "reason": "went under the hand and was not seen again: taken to be in the pit"}
                        for p, m in motions.items() if p in gone and m.track.pit_unseen})
         review = ([unseen[p] for p in sorted(unseen)] + self._unexplained_review(events, motions)
+                  + self._unseen_touch_review(events, motions)
                   + self._gap_review(unexplained, window) + self._corner_review(events, motions)
                   + self._hidden_contact_review(events, motions) + self._unseen_rebound_review(events, motions)
                   + self._stroke_review(window, t0))
@@ -176,7 +177,7 @@ class ShotAssembler:
         first-contact call. A contact a few ms off the launch (a pawn struck against a cushion, whose
         outgoing line run back misses its rest) explains it."""
         if self.spec.unexplained_launch != Kind.EXTERNAL:
-            return self._unseen_touch_review(events, motions)
+            return []
         out = []
         for e in events:
             if e.kind != Kind.EXTERNAL or e.piece not in motions:
@@ -190,13 +191,14 @@ class ShotAssembler:
             out.append(_launch_review(e))
         return out
 
-    @staticmethod
-    def _unseen_touch_review(events: list[Event], motions: Mapping[str, Motion]) -> list[dict]:
+    def _unseen_touch_review(self, events: list[Event], motions: Mapping[str, Motion]) -> list[dict]:
         """Where an unexplained launch is a touch (Cvrnkaná: the flicking hand moves marbles), a marble that left
         its rest unseen is taken to have gone under the hand; where no hand ever covered it, nothing seen moved
         it (a marble the camera did not find struck it), and the touch, which can make the call a 7a foul, is
         the referee's (#16: under blue and green marbles at 30 frames/s, the flicked B10 was never found; the
         A10 it knocked into the pit was called touched by B's hand, a confident 7a foul on a clean flick)."""
+        if self.spec.unexplained_launch != Kind.TOUCH:
+            return []
         out = []
         for e in events:
             if e.kind != Kind.TOUCH or e.note != "set off unseen" or e.piece not in motions:

@@ -307,13 +307,17 @@ class Tracker:
             pairs = {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] < _BIG}
             pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
         named = [d.named(p) for d, p in placed]
-        steady = self._steady(lives, pieces, pairs)
+        # resting pieces seen off their place (``doubt_mm``): a half-covered disc, or a fit on a neighbour's edge
+        strays = {i for i, j in pairs.items() if self._at_rest(lives[i]) and
+                  math.dist(lives[i].pos, pieces[j].centre_mm) > self.doubt_mm}
+        steady = {i: (lives[i].pos, lives[i].radius_mm) for i in pairs
+                  if i not in strays and self._at_rest(lives[i])} if strays else {}
         for i, l in enumerate(lives):
-            if i in pairs and self._doubtful(l, pieces[pairs[i]], dets):
+            if i in strays and self._doubtful(l, pieces[pairs[i]], dets):
                 self._coast(l, l.pos, dets, self._occluder_near(l.pos, l.radius_mm, dets) or "hand")
             elif i in pairs:
                 d = pieces[pairs[i]]
-                if self._into_neighbour(i, l, d, steady):
+                if i in strays and self._into_neighbour(i, l, d, steady):
                     d = replace(d, centre_mm=(float(l.pos[0]), float(l.pos[1])))
                 d = self._off_cushion(l, d)
                 self._observe(l, d, dets)
@@ -377,29 +381,24 @@ class Tracker:
             return d
         return replace(d, centre_mm=(min(max(x, -lim_x), lim_x), min(max(y, -lim_y), lim_y)))
 
+    def _at_rest(self, l: _Live) -> bool:
+        return float(np.hypot(*l.vel)) <= self.rest_speed_mm_s
+
     def _doubtful(self, l: _Live, d: Detection, dets: Detections) -> bool:
-        """A resting piece seen off its place while an occluder reaches over it (see ``doubt_mm``)."""
-        if l.kind not in self.doubt_kinds or float(np.hypot(*l.vel)) > self.rest_speed_mm_s:
-            return False
-        if math.dist(l.pos, d.centre_mm) <= self.doubt_mm:
+        """A resting piece seen off its place (a stray, ``update``) while an occluder reaches over it (see
+        ``doubt_mm``)."""
+        if l.kind not in self.doubt_kinds:
             return False
         return self._occluder_near(l.pos, l.radius_mm, dets) is not None or \
             self._occluder_near(d.centre_mm, l.radius_mm, dets) is not None
 
-    def _steady(self, lives: list[_Live], pieces: list[Detection], pairs: dict[int, int]) -> dict[int, tuple]:
-        """The resting pieces seen at their place this frame (within ``doubt_mm``): index -> (place, radius)."""
-        return {i: (l.pos, l.radius_mm) for i, l in enumerate(lives) if i in pairs
-                and float(np.hypot(*l.vel)) <= self.rest_speed_mm_s
-                and math.dist(l.pos, pieces[pairs[i]].centre_mm) <= self.doubt_mm}
-
     def _into_neighbour(self, i: int, l: _Live, d: Detection, steady: dict[int, tuple]) -> bool:
-        """A resting piece seen off its place, sunk more than ``overlap_mm`` into a resting neighbour seen at its
-        own place: two discs cannot overlap, and the neighbour would have moved had this one been pushed into it.
-        The fit strayed onto the neighbour's edge (#16: on the independent renderer a pawn of the opening row,
-        touching the next, was fitted 12 mm into it for five frames; the step out and back read as a shot). It is
-        seen where it lay: it is there (its outline is), only its fit is not to be believed."""
-        if float(np.hypot(*l.vel)) > self.rest_speed_mm_s or math.dist(l.pos, d.centre_mm) <= self.doubt_mm:
-            return False
+        """A resting piece seen off its place (a stray), sunk more than ``overlap_mm`` into a resting neighbour
+        seen at its own place (``steady``: index -> (place, radius)): two discs cannot overlap, and the neighbour
+        would have moved had this one been pushed into it. The fit strayed onto the neighbour's edge (#16: on the
+        independent renderer a pawn of the opening row, touching the next, was fitted 12 mm into it for five
+        frames; the step out and back read as a shot). It is seen where it lay: it is there (its outline is),
+        only its fit is not to be believed."""
         return any(j != i and math.dist(d.centre_mm, at) < r + l.radius_mm - self.overlap_mm
                    for j, (at, r) in steady.items())
 
@@ -554,7 +553,7 @@ class Tracker:
         for p, l in self._gone.items():
             if l.cls != first.cls or l.left_t_s is None:
                 continue
-            if l.left != "off" and not (l.left == "lost" and float(np.hypot(*l.vel)) > self.rest_speed_mm_s):
+            if l.left != "off" and not (l.left == "lost" and not self._at_rest(l)):
                 continue
             dt = first.t_s - l.t_obs_s
             far = math.dist(l.pos, first.centre_mm)
