@@ -282,3 +282,25 @@ def test_a_contact_solved_while_one_marble_was_under_the_hand_is_put_to_the_refe
     assert ShotAssembler._hidden_contact_review([contact], {"A1": motion("A1", False), "B1": motion("B1", False)}) == []
     early = Event(0.30, Kind.CONTACT, a="A1", b="B1", t_err=0.02)  # before the hand came: both seen
     assert ShotAssembler._hidden_contact_review([early], {"A1": motion("A1", True), "B1": motion("B1", False)}) == []
+
+
+@pytest.mark.parametrize("hand_by", [True, False])
+def test_a_marble_seen_setting_off_with_no_hand_near_it_is_touched_only_if_the_referee_says_so(hand_by):
+    """Harsher simulator, dark marbles at 60 fps: the flicked B10 was never found, and the A10 it knocked into
+    the pit was seen setting off with no contact: read as a touch by the player's hand, a confident 7a foul
+    on a clean flick. A hand seen beside the marble as it set off makes the touch; with no hand near, what
+    set it off was not seen and the touch is the referee's."""
+    pipe = Pipeline(PROFILE)
+    rest = (-40.0, -160.0)
+    pipe.start(hints_for({"A10": rest, "B3": (-330.0, 150.0)}), 0, 0.0)
+    frames = []
+    for k in range(0, 120):
+        s = max(0.0, min(k, 60) - 30) / FPS  # A10 sets off at frame 30 and rolls half a second
+        marbles = {"B3": (-330.0, 150.0), "A10": (rest[0] + 400.0 * s, rest[1] + 100.0 * s)}
+        hand = (rest[0] - 40.0, rest[1]) if hand_by and 20 <= k < 31 else None  # the flicking hand, just beside
+        frames.append((k, (marbles, hand, 25.0)))
+    recs = _play(pipe, frames)
+    assert len(recs) == 1
+    assert [(e["kind"], e["piece"]) for e in recs[0]["events"]] == [("touch", "A10")]
+    review = [(r["code"], r["piece"]) for r in recs[0]["meta"].get("review", ())]
+    assert review == ([] if hand_by else [("launch_unexplained", "A10")])

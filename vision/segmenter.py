@@ -38,6 +38,15 @@ class ShotWindow:
     #: spans with frames missing (lost, or a stalled stream): consecutive frame times of the shot more than
     #: ``ShotSegmenter.gap_frames`` typical intervals apart; what happened inside one was not seen
     gaps: tuple[tuple[float, float], ...] = ()
+    #: the frames that showed a hand, from ``still_s`` before the shot to its end (their occluders only): where
+    #: a hand was when a piece set off tells a touch from a contact the camera missed
+    hands: tuple[Detections, ...] = ()
+
+    def hand_near(self, xy, t_s: float, margin_mm: float, before_s: float, after_s: float) -> bool:
+        """Whether a hand was seen within ``margin_mm`` of ``xy`` from ``before_s`` before ``t_s`` to ``after_s``
+        after it."""
+        return any(t_s - before_s <= h.t_s <= t_s + after_s and h.occluded(xy, margin_mm) == "hand"
+                   for h in self.hands)
 
 
 class ShotSegmenter:
@@ -58,6 +67,7 @@ class ShotSegmenter:
         #: no hand near) starts a shot all the same
         self.launch_mm = launch_mm
         self._clock: deque = deque(maxlen=8192)  # the times of the frames seen lately (every state)
+        self._hands: deque = deque()  # the frames with a hand lately (idle: ``still_s``; during a shot: all of it)
         self.state = "idle"
         self._rest: dict[str, tuple[float, float]] = {}
         self._recent: dict[str, deque] = {}
@@ -85,6 +95,7 @@ class ShotSegmenter:
         now = (dets.t_s, dets.frame)
         self._clock.append(dets.t_s)
         self._hist.append((dets.t_s, {p: d.centre_mm for p, d in seen.items()}, dets if dets.occluders() else None))
+        self._note_hands(dets)
         # keep the newest frame at or before the window's start: the window then spans at least
         # ``still_s`` whatever the frame times (jittered, dropped, drifting), not only at index/fps
         cut = dets.t_s - max(self.still_s, 0.05) + 1e-9
@@ -119,7 +130,7 @@ class ShotSegmenter:
                 self._settled = set(after) if still else set()
                 self._fresh.clear()
                 out = ShotWindow(t_s0, dets.t_s, f0, dets.frame, before, after, starter, timed_out=not still,
-                                 gaps=self.gaps(t_s0, dets.t_s))
+                                 gaps=self.gaps(t_s0, dets.t_s), hands=tuple(self._hands))
                 self._rest = dict(after)
                 self.state = "idle"
         self._last_frame = now
@@ -169,7 +180,17 @@ class ShotSegmenter:
         after = {p: _mean(q) for p, q in self._recent.items() if q}
         self.state = "idle"
         return ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True,
-                          gaps=self.gaps(t_s0, t1))
+                          gaps=self.gaps(t_s0, t1), hands=tuple(self._hands))
+
+    def _note_hands(self, dets: Detections) -> None:
+        """Keep the frame's hands (see ``ShotWindow.hands``): while idle only the last ``still_s``, during a
+        shot everything since ``still_s`` before it began."""
+        hands = tuple(d for d in dets.occluders() if d.kind == "hand")
+        if hands:
+            self._hands.append(Detections(dets.frame, dets.t_s, hands))
+        since = (self._start[0] if self.state == "moving" and self._start else dets.t_s) - self.still_s
+        while self._hands and self._hands[0].t_s < since - 1e-9:
+            self._hands.popleft()
 
     def gaps(self, t0_s: float, t1_s: float) -> tuple[tuple[float, float], ...]:
         """The spans between ``t0_s`` and ``t1_s`` where frames are missing (see ``ShotWindow.gaps``): two
