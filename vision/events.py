@@ -29,6 +29,7 @@ from rules.record import Event, Kind
 from .board import Surface
 from .clock import SteadyClock, retime
 from .fit import Fit, estimate_decel, fit_stretch, split_track, with_residuals
+from .lone_launch import lone_launches
 from .types import Track
 
 __all__ = ["EventExtractor", "Extraction", "Motion", "estimate_sigma"]
@@ -172,6 +173,10 @@ class EventExtractor:
         cands = self._contact_candidates(motions) + self._cushion_candidates(motions)
         events = self._resolve(cands, motions)
         events += self._departures(motions)
+        # a piece seen once on the line it was struck onto (``vision.lone_launch``): that line, and what it struck
+        lone, struck = lone_launches(motions, events, self.used_sigma_mm, self.used_decel_mm_s2 or 0.0,
+                                     self.t_err_floor_s)
+        motions, events = {**motions, **lone}, events + struck
         return Extraction(tuple(sorted(events, key=lambda e: (e.t, e.kind.value))), motions, float(self.used_sigma_mm),
                           self.used_clock_s)
 

@@ -156,7 +156,7 @@ class ShotAssembler:
                 continue
             q = e.b if e.a == p else e.a
             mq = motions.get(q)
-            k = mq.change_in(e.t - dt, e.t + dt) if mq is not None else None
+            k = _change_at(mq, e.t, dt) if mq is not None else None
             if k is None or f"{mq.track.kind}_mass_g" not in geo:
                 continue
             push = mq.fits[k].vel(e.t) - mq.fits[k + 1].vel(e.t)
@@ -522,6 +522,13 @@ def _one_per_meeting(events: list[Event], motions: Mapping[str, Motion]) -> list
                                confidence=min(e.confidence for e in chain),
                                note=f"{len(chain)} readings of one contact ({(hi - lo) * 1000:.0f} ms apart)"))
     return out
+
+
+def _change_at(m: Motion, t: float, dt: float) -> int | None:
+    """The change of ``m``'s line nearest ``t``, within ``dt`` of it (of two within reach, a piece struck off
+    its rest and seen once before it struck another, the one at the second contact)."""
+    near = [(max(a - t, t - b, 0.0), k) for k, a, b in m.changes() if a - dt < t < b + dt]
+    return min(near)[1] if near else None
 
 
 def _launch_review(e: Event) -> dict:
