@@ -285,6 +285,7 @@ class Tracker:
         preds = [self.motion.predict(l.pos, l.vel, t - l.t_obs_s) for l in lives]
         before = [l.pos for l in lives]  # (replaced, never changed in place, by an observation)
         cost = np.full((len(lives), len(pieces)), _BIG)
+        gates = [0.0] * len(lives)
         beyond = [self.surface.walls and self.surface.outside_side(d.centre_mm) is not None for d in pieces]
         prev_t = self._t_s if self._t_s is not None else t
         for i, (l, p) in enumerate(zip(lives, preds)):
@@ -295,7 +296,7 @@ class Tracker:
             since = l.t_obs_s
             if still:  # it can have moved only since something came near it (Tracker._stir), or in this last step
                 since = max(l.t_obs_s, l.stirred_s if l.stirred_s is not None else prev_t)
-            gate = self.gate_margin_mm + self.max_speed_mm_s * max(t - since, 0.0)
+            gate = gates[i] = self.gate_margin_mm + self.max_speed_mm_s * max(t - since, 0.0)
             for j, d in enumerate(pieces):
                 if d.cls == l.cls and not (still and beyond[j]):
                     dist = self.distance(p, d)
@@ -306,6 +307,7 @@ class Tracker:
             rows, cols = _assignment(cost)
             pairs = {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] < _BIG}
             pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
+            pairs.update(self._striker_blurred(lives, preds, pieces, pairs, gates, dets))
         named = [d.named(p) for d, p in placed]
         # resting pieces seen off their place (``doubt_mm``): a half-covered disc, or a fit on a neighbour's edge
         strays = {i for i, j in pairs.items() if self._at_rest(lives[i]) and
@@ -317,6 +319,8 @@ class Tracker:
                 self._coast(l, l.pos, dets, self._occluder_near(l.pos, l.radius_mm, dets) or "hand")
             elif i in pairs:
                 d = pieces[pairs[i]]
+                if d.cls != l.cls:  # (``_striker_blurred``)
+                    d = replace(d, kind=l.kind, owner=l.owner, radius_mm=l.radius_mm)
                 if i in strays and self._into_neighbour(i, l, d, steady):
                     d = replace(d, centre_mm=(float(l.pos[0]), float(l.pos[1])))
                 d = self._off_cushion(l, d)
@@ -401,6 +405,27 @@ class Tracker:
         only its fit is not to be believed."""
         return any(j != i and math.dist(d.centre_mm, at) < r + l.radius_mm - self.overlap_mm
                    for j, (at, r) in steady.items())
+
+    def _striker_blurred(self, lives, preds, pieces, pairs: dict[int, int], gates, dets: Detections) -> dict[int, int]:
+        """The striker unmatched this frame, no hand over it (the cue, following through, may be), and a disc of
+        another class that no track of its own class can take, within the striker's reach: the striker, its
+        colour blurred by its speed towards a player's (#16: under blue and green pawns the struck bat was classed B's pawn on every frame of its
+        slide; the stroke went unseen and the shot was refused, 'the bat must be on the board'). Shape and
+        continuity first: a disc where only the bat can have got to is the bat."""
+        s = self._game.striker
+        used = set(pairs.values())
+        out: dict[int, int] = {}
+        for i, l in enumerate(lives):
+            if l.kind != s or i in pairs or self._occluder_near(preds[i], l.radius_mm, dets) == "hand":
+                continue
+            free = [j for j, d in enumerate(pieces) if j not in used and d.cls != l.cls
+                    and self.distance(preds[i], d) <= gates[i]
+                    and not any(k not in pairs and m.cls == d.cls and self.distance(preds[k], d) <= gates[k]
+                                for k, m in enumerate(lives))]
+            if free:
+                out[i] = min(free, key=lambda j: self.distance(preds[i], pieces[j]))
+                used.add(out[i])
+        return out
 
     def _occluder_near(self, xy, radius_mm: float, dets: Detections) -> str | None:
         margin = radius_mm + self.occluder_margin_mm
