@@ -49,15 +49,16 @@ def _bat(t: float) -> float:
     return A1 - R_BAT - R_PAWN + _slide(700.0, t - T_HIT)  # slows to a stop well short of A1
 
 
-def _record(slow_mm_s: float):
+def _record(slow_mm_s: float, fast_seen: bool = True):
     pipe = Pipeline(PROFILE)
     pipe.start(hints_for({"bat": (0.0, BAT0), "A1": (0.0, A1), "B1": (0.0, B1), "B5": (-300.0, -100.0)}), 0, 0.0)
     recs = []
     for k in range(1, 150):
         t = k / FPS
         items = [Detection("bat", (0.0, _bat(t)), R_BAT, frame=k, t_s=t),
-                 Detection("pawn", (0.0, _a1(t, slow_mm_s)), R_PAWN, "A", frame=k, t_s=t),
                  Detection("pawn", (-300.0, -100.0), R_PAWN, "B", frame=k, t_s=t)]
+        if fast_seen or not T_HIT < t < T_B1:  # (not seen on its fast line: a codec's smear)
+            items.append(Detection("pawn", (0.0, _a1(t, slow_mm_s)), R_PAWN, "A", frame=k, t_s=t))
         if t < T_B1:  # B1 is gone (over the cushion) by the next frame
             items.append(Detection("pawn", (0.0, B1), R_PAWN, "B", frame=k, t_s=t))
         seen = pipe.feed(Detections(k, t, tuple(items)))
@@ -76,6 +77,19 @@ def test_a_pawn_seen_once_on_its_fast_line_strikes_the_pawn_it_sent_over_the_cus
     assert got == [("contact", "bat-A1", None), ("contact", "A1-B1", None), ("off", "B1", "N")]
     assert rec["events"][1]["t"] == pytest.approx(T_B1, abs=1e-3)
     assert rec["events"][0]["t"] == pytest.approx(T_HIT, abs=1e-3)
+    assert "review" not in rec["meta"] and "B1" not in rec["after"]
+
+
+def test_a_pawn_never_seen_on_its_fast_line_struck_the_pawn_its_next_line_run_back_touches():
+    """compressed-2mbit at 60 fps: A1 was not found on its fast line at all. The line it was next seen on, run
+    back, touches B1's resting place between the bat's contact and that sighting: the contact that slowed it
+    (when, within the unseen span only: a quarter of it as its error, half confidence), and B1 went over."""
+    rec = _record(170.0, fast_seen=False)
+    got = [(e["kind"], e.get("piece") or f"{e['a']}-{e['b']}", e.get("side")) for e in rec["events"]]
+    assert got == [("contact", "bat-A1", None), ("contact", "A1-B1", None), ("off", "B1", "N")]
+    hit = rec["events"][1]
+    assert hit["confidence"] == 0.5 and abs(hit["t"] - T_B1) <= hit["t_err"]
+    assert hit["t_err"] == pytest.approx((2 / FPS - (T_HIT - 61 / FPS)) / 4, abs=2e-3)
     assert "review" not in rec["meta"] and "B1" not in rec["after"]
 
 

@@ -15,6 +15,12 @@ piece off (solved from the striker's approach, which does not need this line). W
 like any other (the dispute view draws it; ``vision.shot`` reads the struck piece's push from it), and the
 resting piece it reaches before the next sighting is the contact that slowed it. The shot's other events are
 left as they were solved: only the contact the dropped sighting hid is added.
+
+Where the frames never showed the piece on its fast line at all (a codec's smear of a fast disc, #16:
+compressed-2mbit at 60 frames/s), the line it was next seen on, run back, still tells where it was slowed: at
+touching distance from a resting piece, between the launch and that first sighting. The stretch between is
+drawn from the resting place at the launch to that meeting (no sighting of its own), and the contact carries a
+quarter of the unseen span as its error and half confidence: that it happened is sure, when is not.
 """
 from __future__ import annotations
 
@@ -33,39 +39,42 @@ __all__ = ["lone_launches"]
 
 def lone_launches(motions: Mapping, events: Sequence[Event], sigma_mm: float, decel_mm_s2: float,
                   t_err_floor_s: float = 1e-4, k_sigma: float = 4.5, slack: float = 0.03) -> tuple[dict, list[Event]]:
-    """The motions (piece -> ``Motion``) given a lone launch stretch, and the contacts those stretches make
-    with a resting piece before the next sighting (where no contact of the piece was solved there)."""
+    """The motions (piece -> ``Motion``) given the fast stretch they were struck onto, and the contacts that
+    slowed them (where no contact of the piece was solved there)."""
     out, struck = {}, []
     for p, m in motions.items():
-        found = _with_lone_launch(m, events, sigma_mm, decel_mm_s2, k_sigma, slack)
+        late = _late_line(m, events)
+        if late is None:
+            continue
+        k, launch = late
+        rest, line = m.fits[k], m.fits[k + 1]
+        s = line.i0
+        travel = float(np.hypot(*(m.xy[s] - rest.p)))
+        if float(np.hypot(*(m.xy[s] - line.pos(m.t[s])))) > k_sigma * sigma_mm + slack * travel:
+            found = _seen_once(p, m, k, launch, motions, sigma_mm, decel_mm_s2, t_err_floor_s)
+        else:
+            found = _never_seen(p, m, k, launch, motions, sigma_mm, decel_mm_s2, t_err_floor_s)
         if found is None:
             continue
-        fits, k = found
+        fits, hit = found
         out[p] = replace(m, fits=fits)
-        t_next = fits[k + 1].t_first
-        if any(e.kind == Kind.CONTACT and p in e.pieces() and fits[k].t_last <= e.t <= t_next for e in events):
-            continue
-        launch_err = next((e.t_err for e in events if e.kind == Kind.CONTACT and p in e.pieces()
-                           and abs(e.t - fits[k].t_first) < 1e-9), 0.0)
-        hit = _first_hit(p, fits[k], t_next, motions, launch_err, t_err_floor_s)
-        if hit is not None:
+        if hit is not None and not any(e.kind == Kind.CONTACT and p in e.pieces() and abs(e.t - hit.t) <= hit.t_err + 0.01
+                                       for e in events if e is not launch):
             struck.append(hit)
     return out, struck
 
 
-def _with_lone_launch(m, events, sigma_mm, decel_mm_s2, k_sigma, slack):
-    """(the fits with the lone stretch put in, its index), or None."""
-    t, xy = m.t, m.xy
+def _late_line(m, events):
+    """(k, the launch contact): the first moving line after the rest ``k`` that, run back, leaves the resting
+    place well before the piece was last seen lying there (no blend of rest and motion), with a contact
+    of the piece between that last resting sighting and the line's first."""
+    t = m.t
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 60
     for k in range(len(m.fits) - 1):
         rest, line = m.fits[k], m.fits[k + 1]
         s = line.i0
         if not rest.rest or line.rest or line.i1 - s < 3 or rest.i1 != s:
             continue
-        travel = float(np.hypot(*(xy[s] - rest.p)))
-        off = float(np.hypot(*(xy[s] - line.pos(t[s]))))
-        if off <= k_sigma * sigma_mm + slack * travel:
-            continue  # the sighting is on the line that follows: not dropped
         speed = float(np.hypot(*line.vel(t[s + 1])))
         if speed <= 0.0:
             continue
@@ -74,24 +83,77 @@ def _with_lone_launch(m, events, sigma_mm, decel_mm_s2, k_sigma, slack):
             continue  # the line could have come from the rest in time: a blend, rightly dropped
         launch = min((e for e in events if e.kind == Kind.CONTACT and m.track.piece in e.pieces()
                       and rest.t_last - 0.5 * dt <= e.t < t[s]), key=lambda e: e.t, default=None)
-        if launch is None:
-            continue  # nothing seen set it off: no instant to anchor the line at
-        anchor_t = np.array([launch.t, float(t[s])])
-        anchor_xy = np.stack([np.asarray(rest.p, float), np.asarray(xy[s], float)])
-        f = fit_stretch(anchor_t, anchor_xy, 0, 2, sigma_mm, decel_mm_s2, t_ref=float(t[s]))
-        if f.rest or f.speed <= speed:
-            continue  # a contact slows a piece: the lone line must be the faster
-        # it begins at the contact (its one sighting is its last)
-        lone = replace(f, t_first=float(launch.t), t_last=float(t[s]), i0=s, i1=s + 1)
-        rest_of_line = replace(line, t_first=float(t[s + 1]), i0=s + 1)
-        return m.fits[:k + 1] + [lone, rest_of_line] + m.fits[k + 2:], k + 1
+        if launch is not None:
+            return k, launch
     return None
 
 
-def _first_hit(p: str, lone, t_next: float, motions: Mapping, launch_err: float, t_err_floor_s: float) -> Event | None:
-    """The first resting piece the lone line reaches (centres a sum of radii apart) after its sighting and
-    before the next: the contact that slowed it, timed on that line (a few Newton steps from the straight
-    line's root; the line's own error over its closing speed, as any approach)."""
+def _seen_once(p, m, k, launch, motions, sigma_mm, decel_mm_s2, t_err_floor_s):
+    """The dropped sighting ``s`` is the fast line's one: anchored at the launch, it runs on to the first
+    resting piece it reaches before the next sighting."""
+    rest, line = m.fits[k], m.fits[k + 1]
+    s = line.i0
+    f = _line(launch.t, rest.p, float(m.t[s]), m.xy[s], sigma_mm, decel_mm_s2)
+    if f is None or f.speed <= float(np.hypot(*line.vel(m.t[s + 1]))):
+        return None  # a contact slows a piece: the fast line must be the faster
+    lone = replace(f, t_first=float(launch.t), t_last=float(m.t[s]), i0=s, i1=s + 1)
+    after = replace(line, t_first=float(m.t[s + 1]), i0=s + 1)
+    t_next = after.t_first
+    hit = _first_hit(p, lone, t_next, motions)
+    event = None
+    if hit is not None:
+        t, q, g = hit
+        d = lone.pos(t) - g.p
+        closing = abs(float(d @ lone.vel(t))) / max(float(np.hypot(*d)), 1e-9)
+        # the line's own error; the anchor's (the launch instant's error, carried past the sighting); and where a
+        # fast piece's one blurred sighting lies along its way, known to an eighth of a frame's travel
+        carried = launch.t_err * (t - lone.t_last) / max(lone.t_last - lone.t_first, 1e-6)
+        err = math.sqrt(lone.pos_var(t) + g.pos_var(t)) / max(closing, 1.0)
+        err = math.sqrt(err ** 2 + carried ** 2 + ((t_next - lone.t_last) / 8) ** 2 + t_err_floor_s ** 2)
+        a, b = sorted((p, q))
+        event = Event(t, Kind.CONTACT, a=a, b=b, t_err=err, confidence=0.9, note="struck on a line seen once")
+    return m.fits[:k + 1] + [lone, after] + m.fits[k + 2:], event
+
+
+def _never_seen(p, m, k, launch, motions, sigma_mm, decel_mm_s2, t_err_floor_s):
+    """No sighting on the fast line: the line next seen, run back, meets a resting piece at touching distance
+    between the launch and its first sighting; the fast stretch runs from the rest at the launch to there."""
+    rest, line = m.fits[k], m.fits[k + 1]
+    lo, hi = float(launch.t), float(line.t_first)
+    best = None
+    for q, mq in motions.items():
+        g = mq.fit_at(lo)
+        if q == p or mq.t[0] > lo or not g.rest or g.t_last < rest.t_last:
+            continue
+        t = _meet(line, np.asarray(g.p, float), m.radius + mq.radius, hi, lo, inside=True)
+        if t is not None and (best is None or t > best[0]):
+            best = (t, q)
+    if best is None:
+        return None
+    t, q = best
+    f = _line(lo, rest.p, t, line.pos(t), sigma_mm, decel_mm_s2)
+    if f is None or f.speed <= float(np.hypot(*line.vel(t))):
+        return None
+    s = line.i0
+    unseen = replace(f, t_first=lo, t_last=t, i0=s, i1=s)  # (no sighting of its own)
+    a, b = sorted((p, q))
+    err = math.hypot((hi - lo) / 4, t_err_floor_s)
+    event = Event(t, Kind.CONTACT, a=a, b=b, t_err=err, confidence=0.5, note="struck on a line not seen")
+    return m.fits[:k + 1] + [unseen, replace(line, t_first=hi)] + m.fits[k + 2:], event
+
+
+def _line(t0, p0, t1, p1, sigma_mm, decel_mm_s2):
+    """The stretch through ``p0`` at ``t0`` and ``p1`` at ``t1`` (friction drawn towards the shot's), or None."""
+    if not t1 > t0:
+        return None
+    f = fit_stretch(np.array([float(t0), float(t1)]), np.stack([np.asarray(p0, float), np.asarray(p1, float)]),
+                    0, 2, sigma_mm, decel_mm_s2, t_ref=float(t1))
+    return None if f.rest else f
+
+
+def _first_hit(p: str, lone, t_next: float, motions: Mapping):
+    """(instant, piece, its rest fit): the first resting piece the line reaches (centres a sum of radii apart)
+    after its sighting and before the next."""
     best = None
     for q, mq in motions.items():
         if q == p or mq.t[0] > lone.t_last or mq.t[-1] < lone.t_first:
@@ -99,37 +161,31 @@ def _first_hit(p: str, lone, t_next: float, motions: Mapping, launch_err: float,
         g = mq.fit_at(lone.t_last)
         if not g.rest or g.t_last < lone.t_first:
             continue
-        reach = motions[p].radius + mq.radius
-        t = _meet(lone, np.asarray(g.p, float), reach, lone.t_last, t_next)
+        t = _meet(lone, np.asarray(g.p, float), motions[p].radius + mq.radius, lone.t_last, t_next)
         if t is not None and (best is None or t < best[0]):
             best = (t, q, g)
-    if best is None:
-        return None
-    t, q, g = best
-    d = lone.pos(t) - g.p
-    closing = abs(float(d @ lone.vel(t))) / max(float(np.hypot(*d)), 1e-9)
-    # the line's own error; the anchor's (the launch instant's error, carried past the sighting); and where a
-    # fast piece's one blurred sighting lies along its way, known to an eighth of a frame's travel
-    dt = t_next - lone.t_last
-    carried = launch_err * (t - lone.t_last) / max(lone.t_last - lone.t_first, 1e-6)
-    err = math.sqrt(lone.pos_var(t) + g.pos_var(t)) / max(closing, 1.0)
-    err = math.sqrt(err ** 2 + carried ** 2 + (dt / 8) ** 2 + t_err_floor_s ** 2)
-    a, b = sorted((p, q))
-    return Event(t, Kind.CONTACT, a=a, b=b, t_err=err, confidence=0.9, note="struck on a line seen once")
+    return best
 
 
-def _meet(f, c: np.ndarray, reach: float, lo: float, hi: float) -> float | None:
-    """The instant in [lo, hi] at which ``f`` comes within ``reach`` of the point ``c``, or None."""
-    p0, v0 = f.pos(lo) - c, f.vel(lo)
+def _meet(f, c: np.ndarray, reach: float, start: float, end: float, inside: bool = False) -> float | None:
+    """The first instant from ``start`` towards ``end`` (either way in time) at which ``f`` is ``reach`` from the
+    point ``c``: coming within it, or (``inside``: a line run back from where the piece it struck had lain,
+    that piece gone) leaving it. None if there is none (a few Newton steps from the straight line's root: the
+    line slows)."""
+    way = 1.0 if end >= start else -1.0
+    p0, v0 = f.pos(start) - c, way * f.vel(start)
     a, b, cc = float(v0 @ v0), 2.0 * float(p0 @ v0), float(p0 @ p0) - reach * reach
-    if cc <= 0.0 or a <= 0.0 or b * b - 4 * a * cc < 0.0:
-        return None  # already within reach at its sighting, or passing wide
-    t = lo + (-b - math.sqrt(b * b - 4 * a * cc)) / (2 * a)
-    for _ in range(3):  # the line slows a little: Newton on the fitted motion
+    if a <= 0.0 or b * b - 4 * a * cc < 0.0 or (cc <= 0.0 and not inside):
+        return None  # passing wide, or already within reach there
+    root = math.sqrt(b * b - 4 * a * cc)
+    tau = (-b + root) / (2 * a) if cc <= 0.0 else (-b - root) / (2 * a)
+    if tau < 0.0:
+        return None
+    t = start + way * tau
+    for _ in range(3):
         d = f.pos(t) - c
-        g = float(d @ d) - reach * reach
         slope = 2.0 * float(d @ f.vel(t))
         if slope == 0.0:
             break
-        t -= g / slope
-    return t if lo <= t <= hi else None
+        t -= (float(d @ d) - reach * reach) / slope
+    return t if min(start, end) <= t <= max(start, end) else None
