@@ -56,3 +56,22 @@ def test_a_bat_that_moved_or_vanished_is_measured_again_where_it_lies_next():
     search.seen(AT, BAT_COLOUR, 3)
     search.seen(AT, BAT_COLOUR, 4)
     assert np.allclose(search.settled([_bat()], 4), BAT_COLOUR)
+
+
+def _fit(bias_mm, at=AT, rms_mm=0.4, rays=1.0):
+    from vision.rim import RimFit
+
+    return RimFit(at, at, bias_mm, rms_mm, rays, BAT_COLOUR, 0.33)
+
+
+def test_a_sharp_disc_in_the_zone_fitted_wider_than_the_bat_by_blur_is_still_the_bat():
+    """The harsher simulator's *everything* (any bat colour, dim light, noise, codec): the bat at rest in A's zone
+    fitted with the bat's radius came out 1.2 to 1.9 mm wide on every frame but one; the search took only up to
+    1 mm (half the bat-pawn difference), never settled on it, and the stroke was refused ('the bat must be on
+    the board'). Blur widens an outline: up to 3 mm is the bat; a pawn fits 2 mm narrow, and far wider is no
+    disc of this size."""
+    search, max_rms = _search(), 1.6
+    assert [search.is_bat(_fit(b), max_rms) for b in (-0.9, 0.95, 1.5, 1.9, 2.9)] == [True] * 5
+    assert [search.is_bat(_fit(b), max_rms) for b in (-1.1, 3.1, 5.0)] == [False] * 3
+    assert not search.is_bat(_fit(1.5, at=(416.0, -176.0)), max_rms)  # outside the striking zones
+    assert not search.is_bat(_fit(1.5, rms_mm=0.9), max_rms)  # not sharp
