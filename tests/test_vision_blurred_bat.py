@@ -10,6 +10,7 @@ import pytest
 from calibration import default_profile
 from vision.pipeline import Pipeline, hints_for
 from vision.types import Detection, Detections
+from vision_synth import shot_records
 
 PROFILE = default_profile("novuss")
 FPS = 30.0
@@ -28,7 +29,7 @@ def _run(blurred_as, cue=False):
     stops; the pawns rest throughout; ``cue``: the cue lies over the bat's resting place over the stroke."""
     pipe = Pipeline(PROFILE)
     pipe.start(hints_for(LAYOUT), 0, 0.0)
-    recs = []
+    frames = []
     for k in range(1, 90):
         t = k / FPS
         step = min(max(k - 30, 0), 10)
@@ -39,13 +40,8 @@ def _run(blurred_as, cue=False):
                  Detection("pawn", LAYOUT["B1"], 16.0, "B", frame=k, t_s=t)]
         if cue and 28 <= k <= 34:
             items.append(_cue(k, t))
-        seen = pipe.feed(Detections(k, t, tuple(items)))
-        if seen is not None:
-            recs.append(seen.shot.to_dict())
-    fin = pipe.finish()
-    if fin is not None:
-        recs.append(fin.shot.to_dict())
-    return recs
+        frames.append(Detections(k, t, tuple(items)))
+    return shot_records(pipe, frames)
 
 
 @pytest.mark.parametrize("blurred_as,cue", [(("pawn", "B"), False), (("pawn", "A"), False), (("bat", None), False),

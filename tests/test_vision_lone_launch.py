@@ -12,6 +12,7 @@ import pytest
 from calibration import default_profile
 from vision.pipeline import Pipeline, hints_for
 from vision.types import Detection, Detections
+from vision_synth import shot_records
 
 PROFILE = default_profile("novuss")
 FPS = 30.0
@@ -52,7 +53,7 @@ def _bat(t: float) -> float:
 def _record(slow_mm_s: float, fast_seen: bool = True):
     pipe = Pipeline(PROFILE)
     pipe.start(hints_for({"bat": (0.0, BAT0), "A1": (0.0, A1), "B1": (0.0, B1), "B5": (-300.0, -100.0)}), 0, 0.0)
-    recs = []
+    frames = []
     for k in range(1, 150):
         t = k / FPS
         items = [Detection("bat", (0.0, _bat(t)), R_BAT, frame=k, t_s=t),
@@ -61,12 +62,8 @@ def _record(slow_mm_s: float, fast_seen: bool = True):
             items.append(Detection("pawn", (0.0, _a1(t, slow_mm_s)), R_PAWN, "A", frame=k, t_s=t))
         if t < T_B1:  # B1 is gone (over the cushion) by the next frame
             items.append(Detection("pawn", (0.0, B1), R_PAWN, "B", frame=k, t_s=t))
-        seen = pipe.feed(Detections(k, t, tuple(items)))
-        if seen is not None:
-            recs.append(seen.shot.to_dict())
-    fin = pipe.finish()
-    if fin is not None:
-        recs.append(fin.shot.to_dict())
+        frames.append(Detections(k, t, tuple(items)))
+    recs = shot_records(pipe, frames)
     assert len(recs) == 1
     return recs[0]
 
@@ -99,19 +96,17 @@ def test_a_sighting_exposed_as_the_pawn_set_off_is_still_a_blend_of_rest_and_mot
     dropped as before, and A1's launch is timed from the line (no lone line anchored at the contact)."""
     pipe = Pipeline(PROFILE)
     pipe.start(hints_for({"bat": (0.0, BAT0), "A1": (0.0, A1), "B5": (-300.0, -100.0)}), 0, 0.0)
-    recs = []
+    frames = []
     for k in range(1, 150):
         t = k / FPS
         a1 = A1 + _slide(2500.0, t - T_HIT)
         if k == 62:  # exposed from before the bat met it: the blur of rest and motion
             a1 = A1 + 0.4 * _slide(2500.0, t - T_HIT)
-        items = (Detection("bat", (0.0, _bat(t)), R_BAT, frame=k, t_s=t),
-                 Detection("pawn", (0.0, a1), R_PAWN, "A", frame=k, t_s=t),
-                 Detection("pawn", (-300.0, -100.0), R_PAWN, "B", frame=k, t_s=t))
-        seen = pipe.feed(Detections(k, t, items))
-        if seen is not None:
-            recs.append(seen.shot.to_dict())
-    assert pipe.finish() is None and len(recs) == 1
+        frames.append(Detections(k, t, (Detection("bat", (0.0, _bat(t)), R_BAT, frame=k, t_s=t),
+                                        Detection("pawn", (0.0, a1), R_PAWN, "A", frame=k, t_s=t),
+                                        Detection("pawn", (-300.0, -100.0), R_PAWN, "B", frame=k, t_s=t))))
+    recs = shot_records(pipe, frames)
+    assert len(recs) == 1
     events = recs[0]["events"]
     assert [(e["kind"], e["a"], e["b"]) for e in events if e["kind"] == "contact"] == [("contact", "bat", "A1")]
     assert events[0]["t"] == pytest.approx(T_HIT, abs=1e-3)

@@ -209,3 +209,16 @@ def two_contact_shot(gap_s: float, speed: float = 3000.0, seed: int = 0, own_fir
     p1 = start + u * s1 + nrm * off1
     p2 = start + u * s2 + nrm * off2
     return Synth([disc("bat", start, u * speed), disc(first, p1), disc(second, p2)], decel=dec), (first, second)
+
+
+def shot_records(pipe, frames) -> list[dict]:
+    """Feed ``frames`` (each a ``Detections``) to a started ``Pipeline`` and finish it: the shot records it made."""
+    recs = []
+    for dets in frames:
+        seen = pipe.feed(dets)
+        if seen is not None:
+            recs.append(seen.shot.to_dict())
+    fin = pipe.finish()
+    if fin is not None:
+        recs.append(fin.shot.to_dict())
+    return recs

@@ -126,7 +126,7 @@ class ShotAssembler:
                            "reason": "went under the hand and was not seen again: taken to be in the pit"}
                        for p, m in motions.items() if p in gone and m.track.pit_unseen})
         review = ([unseen[p] for p in sorted(unseen)] + self._unexplained_review(events, motions)
-                  + self._unseen_touch_review(events, motions) + self._handless_touch_review(events, motions, window)
+                  + self._touch_review(events, motions, window)
                   + self._gap_review(unexplained, window) + self._corner_review(events, motions)
                   + self._hidden_contact_review(events, motions) + self._unseen_rebound_review(events, motions)
                   + self._stroke_review(window, t0))
@@ -191,41 +191,33 @@ class ShotAssembler:
             out.append(_launch_review(e))
         return out
 
-    def _handless_touch_review(self, events: list[Event], motions: Mapping[str, Motion], window: ShotWindow,
-                               before_s: float = 0.3, margin_mm: float = 30.0) -> list[dict]:
-        """Where an unexplained launch is a touch (Cvrnkaná), a marble seen setting off with no contact seen and
-        no hand seen within ``margin_mm`` of it in the ``before_s`` up to its launch was set off by something
-        the camera did not see (most often a marble it did not find), not by a hand: the touch, which can make
-        the call a 7a foul, is the referee's (#16: under dark marbles at 60 frames/s the flicked B10 was never
-        found, and the A10 it knocked into the pit was called touched by B's hand, unflagged)."""
+    def _touch_review(self, events: list[Event], motions: Mapping[str, Motion], window: ShotWindow,
+                      before_s: float = 0.3, margin_mm: float = 30.0) -> list[dict]:
+        """Where an unexplained launch is a touch (Cvrnkaná: the flicking hand moves marbles), a touch no hand was
+        seen to make is the referee's: a marble that left its rest unseen with no hand ever over it (else it is
+        taken to have gone under the hand), or one seen setting off with no hand within ``margin_mm`` of it in
+        the ``before_s`` up to its launch. Nothing seen moved it (most often a marble the camera did not find
+        struck it), and the touch, which can make the call a 7a foul, is asked about (#16: under blue and green
+        marbles at 30 frames/s, and under dark ones at 60, the flicked B10 was never found, and the A10 it knocked
+        into the pit was called touched by B's hand, a confident 7a foul on a clean flick)."""
         if self.spec.unexplained_launch != Kind.TOUCH:
             return []
         out = []
         for e in events:
-            if e.kind != Kind.TOUCH or e.note != "launch without contact" or e.piece not in motions:
+            if e.kind != Kind.TOUCH or e.piece not in motions:
                 continue
             m = motions[e.piece]
-            xy = m.fit_at(e.t).pos(e.t)
-            if not window.hand_near(xy, e.t, m.radius + margin_mm, before_s, 2.0 * _frame_dt(m)):
+            if e.note == "set off unseen":
+                track = m.track
+                by_hand = track.left_hidden_by == "hand" or track.pit_unseen or \
+                    any(s.occluded == "hand" for s in track.states)
+            elif e.note == "launch without contact":
+                by_hand = window.hand_near(m.fit_at(e.t).pos(e.t), e.t, m.radius + margin_mm, before_s,
+                                           2.0 * _frame_dt(m))
+            else:
+                continue
+            if not by_hand:
                 out.append(_launch_review(e))
-        return out
-
-    def _unseen_touch_review(self, events: list[Event], motions: Mapping[str, Motion]) -> list[dict]:
-        """Where an unexplained launch is a touch (Cvrnkaná: the flicking hand moves marbles), a marble that left
-        its rest unseen is taken to have gone under the hand; where no hand ever covered it, nothing seen moved
-        it (a marble the camera did not find struck it), and the touch, which can make the call a 7a foul, is
-        the referee's (#16: under blue and green marbles at 30 frames/s, the flicked B10 was never found; the
-        A10 it knocked into the pit was called touched by B's hand, a confident 7a foul on a clean flick)."""
-        if self.spec.unexplained_launch != Kind.TOUCH:
-            return []
-        out = []
-        for e in events:
-            if e.kind != Kind.TOUCH or e.note != "set off unseen" or e.piece not in motions:
-                continue
-            track = motions[e.piece].track
-            if track.left_hidden_by == "hand" or track.pit_unseen or any(s.occluded == "hand" for s in track.states):
-                continue
-            out.append(_launch_review(e))
         return out
 
     def _strike_unseen_review(self, events: list[Event], launches, window: ShotWindow, asked: list[dict]) -> list[dict]:
