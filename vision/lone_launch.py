@@ -69,7 +69,7 @@ def _late_line(m, events):
     place well before the piece was last seen lying there (no blend of rest and motion), with a contact
     of the piece between that last resting sighting and the line's first."""
     t = m.t
-    dt = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 60
+    dt = _frame_dt(m)
     for k in range(len(m.fits) - 1):
         rest, line = m.fits[k], m.fits[k + 1]
         s = line.i0
@@ -123,8 +123,8 @@ def _never_seen(p, m, k, launch, motions, sigma_mm, decel_mm_s2, t_err_floor_s):
     best = None
     for q, mq in motions.items():
         g = mq.fit_at(lo)
-        if q == p or mq.t[0] > lo or not g.rest or g.t_last < rest.t_last:
-            continue
+        if q == p or mq.t[0] > lo or not g.rest or not rest.t_last <= g.t_last <= hi + _frame_dt(mq):
+            continue  # (it must have lain there until the launch, and left its rest by the next sighting)
         t = _meet(line, np.asarray(g.p, float), m.radius + mq.radius, hi, lo, inside=True)
         if t is not None and (best is None or t > best[0]):
             best = (t, q)
@@ -159,8 +159,8 @@ def _first_hit(p: str, lone, t_next: float, motions: Mapping):
         if q == p or mq.t[0] > lone.t_last or mq.t[-1] < lone.t_first:
             continue
         g = mq.fit_at(lone.t_last)
-        if not g.rest or g.t_last < lone.t_first:
-            continue
+        if not g.rest or not lone.t_first <= g.t_last <= t_next + _frame_dt(mq):
+            continue  # (it must have lain there until the launch, and left its rest by the next sighting)
         t = _meet(lone, np.asarray(g.p, float), motions[p].radius + mq.radius, lone.t_last, t_next)
         if t is not None and (best is None or t < best[0]):
             best = (t, q, g)
@@ -189,3 +189,7 @@ def _meet(f, c: np.ndarray, reach: float, start: float, end: float, inside: bool
             break
         t -= (float(d @ d) - reach * reach) / slope
     return t if min(start, end) <= t <= max(start, end) else None
+
+
+def _frame_dt(m) -> float:
+    return float(np.median(np.diff(m.t))) if len(m.t) > 1 else 1 / 60
