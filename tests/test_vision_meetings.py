@@ -6,9 +6,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from novuss_shots import novuss_engine
 from rules import parse_record
 from rules.record import Event
-from tests.novuss_shots import novuss_engine
 from vision.shot import _one_per_meeting
 
 FPS = 30.0

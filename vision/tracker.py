@@ -409,9 +409,10 @@ class Tracker:
     def _striker_blurred(self, lives, preds, pieces, pairs: dict[int, int], gates, dets: Detections) -> dict[int, int]:
         """The striker unmatched this frame, no hand over it (the cue, following through, may be), and a disc of
         another class that no track of its own class can take, within the striker's reach: the striker, its
-        colour blurred by its speed towards a player's (#16: under blue and green pawns the struck bat was classed B's pawn on every frame of its
-        slide; the stroke went unseen and the shot was refused, 'the bat must be on the board'). Shape and
-        continuity first: a disc where only the bat can have got to is the bat."""
+        colour blurred by its speed towards a player's (#16: under blue and green pawns the struck bat was
+        classed B's pawn on every frame of its slide; the stroke went unseen and the shot was refused, 'the bat
+        must be on the board'). Shape and continuity first: a disc where only the bat can have got to is the
+        bat."""
         s = self._game.striker
         used = set(pairs.values())
         out: dict[int, int] = {}
