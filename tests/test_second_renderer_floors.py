@@ -98,3 +98,25 @@ def test_the_bat_smeared_on_its_way_to_a_pocket_is_called_pocketed():
     (rec,) = records
     assert [e["kind"] for e in rec["events"] if e.get("piece") == "bat"] == ["pocket"]
     assert "review" not in rec["meta"]
+
+
+@pytest.mark.parametrize("fps", [60, 30])
+def test_a_pawn_struck_over_the_cushion_between_two_frames_is_called_off_the_board(fps):
+    """opponent-off-direct: the bat sets A1 off at 5.6 m/s; A1 is seen once (60 fps) or not at all before it meets
+    B1 30 ms later, and B1 is over the north cushion before the next frame. The contact was never solved and B1
+    was 'lost from sight' (wrong at 60 fps, flagged at 30); A1's fast line, anchored at the bat's contact
+    (``vision.lone_launch``), reaches B1, and B1 is called off the board."""
+    import cv2
+
+    from bench.scoring import new_stats, run_clip
+    from calibration import default_profile
+    from sim.render_panda import PandaRenderer
+    from sim.scenarios_novuss import SCENARIOS
+
+    cv2.setNumThreads(1)
+    profile = default_profile("novuss")
+    st = new_stats()
+    (rec,) = run_clip(profile, SCENARIOS["opponent-off-direct"][0](profile, 1), fps, "classical", 1, st,
+                      renderer_factory=PandaRenderer)
+    assert st["ruling_notes"] == [] and st["rulings"] == [True] and st["rulings_flagged"] == 0
+    assert [(e["kind"], e["piece"], e["side"]) for e in rec["events"] if e["kind"] == "off"] == [("off", "B1", "N")]
