@@ -12,7 +12,7 @@ from rules.record import Event
 from vision.shot import _one_per_meeting
 
 FPS = 30.0
-MOTIONS = {p: SimpleNamespace(t=np.arange(60) / FPS) for p in ("bat", "A1", "B1")}
+MOTIONS = {p: SimpleNamespace(t=np.arange(60) / FPS, frame_dt=lambda: 1 / FPS) for p in ("bat", "A1", "B1")}
 # the harsher simulator's *everything* at 30 fps: the bat's fits against A1 gave three contacts within 18 ms
 READINGS = [Event(2.3272958, "contact", a="bat", b="A1", t_err=0.0006107),
             Event(2.3340947, "contact", a="bat", b="B1", t_err=0.0007333),

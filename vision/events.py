@@ -30,6 +30,10 @@ from .board import Surface
 from .clock import SteadyClock, retime
 from .fit import Fit, estimate_decel, fit_stretch, split_track, with_residuals
 from .lone_launch import lone_launches
+from .roots import apart as _apart
+from .roots import beyond as _beyond
+from .roots import local as _local
+from .roots import root as _root
 from .types import Track
 
 __all__ = ["EventExtractor", "Extraction", "Motion", "estimate_sigma"]
@@ -70,6 +74,16 @@ class Motion:
             if f.t_first <= t:
                 return f
         return self.fits[0]
+
+    def frame_dt(self) -> float:
+        """The frame interval of the piece's sightings (their median step)."""
+        return float(np.median(np.diff(self.t))) if len(self.t) > 1 else 1 / 60
+
+    def change_near(self, t: float, dt: float) -> int | None:
+        """The change interval nearest ``t``, within ``dt`` of it (of two within reach, a piece struck off its
+        rest and seen once before it struck another, the one at the second contact)."""
+        near = [(max(a - t, t - b, 0.0), k) for k, a, b in self.changes() if a - dt < t < b + dt]
+        return min(near)[1] if near else None
 
     def change_in(self, ta: float, tb: float) -> int | None:
         """The change interval overlapping [ta, tb], if any."""
@@ -573,67 +587,6 @@ def _frames_near(m: Motion, t: float) -> list[int]:
     _, _, fr = m.track.arrays()
     idx = np.searchsorted(m.t, t)
     return [int(fr[i]) for i in (idx - 1, idx) if 0 <= i < len(fr)]
-
-
-def _local(f: Fit | np.ndarray, t0: float) -> np.ndarray:
-    """(3, 2): a fit's position as a polynomial in ``s = t - t0`` (constant, linear and square terms per
-    coordinate); a fixed point (an array of 2) as a constant one."""
-    if isinstance(f, Fit):
-        return np.stack([f.pos(t0), f.vel(t0), 0.5 * f.a])
-    return np.stack([np.asarray(f, float), np.zeros(2), np.zeros(2)])
-
-
-def _apart(f: Fit, g: Fit | np.ndarray, t0: float, reach: float) -> np.ndarray:
-    """Squared distance between ``f`` and ``g`` less ``reach`` squared, a quartic in ``s = t - t0``: of the sign
-    of their distance less ``reach`` (touching discs, a piece over a pocket's or the pit's rim)."""
-    d = _local(f, t0) - _local(g, t0)
-    out = P.polyadd(P.polymul(d[:, 0], d[:, 0]), P.polymul(d[:, 1], d[:, 1]))
-    out[0] -= reach * reach
-    return out
-
-
-def _beyond(f: Fit, t0: float, axis: int, line: float) -> np.ndarray:
-    """How far ``f`` is past a cushion line (along ``axis``, outwards), a quadratic in ``s = t - t0``."""
-    c = _local(f, t0)[:, axis].copy()
-    c[0] -= line
-    return c if line > 0 else -c
-
-
-def _root(poly: np.ndarray, lo: float, hi: float, first: bool, sign: int) -> float | None:
-    """First (or last) crossing of zero in [lo, hi] of the polynomial ``poly`` (coefficients from the constant
-    up, in ``s = t - lo``): every motion here is a quadratic in time, so the instants two discs touch, a disc
-    meets a line or two stretches meet are its real roots, taken exactly (numpy's companion matrix), not
-    searched for. ``sign`` -1 keeps only downward crossings, +1 upward, 0 either; a touch without crossing
-    (a double root) is none."""
-    span = hi - lo
-    if not span > 0:
-        return None
-    c = np.asarray(poly, float) * span ** np.arange(len(poly))  # in u = s / span: the roots sought lie in [0, 1]
-    big = np.abs(c).max()
-    if not big > 0:
-        return None
-    top = len(c)
-    while top > 1 and abs(c[top - 1]) <= 1e-13 * big:
-        top -= 1
-    c = c[:top]
-    if top < 2:
-        return None
-    r = P.polyroots(c)
-    u = np.sort(r.real[(np.abs(r.imag) <= 1e-9) & (r.real > 0.0) & (r.real < 1.0)])
-    if not len(u):
-        return None
-    edges = np.concatenate([[0.0], u, [1.0]])
-    side = np.sign(P.polyval(0.5 * (edges[:-1] + edges[1:]), c))  # the sign between consecutive roots
-    order = range(len(u)) if first else range(len(u) - 1, -1, -1)
-    for i in order:
-        before, after = side[i], side[i + 1]
-        if before == after or before == 0 or after == 0 or (sign and (after - before) * sign < 0):
-            continue
-        x, slope = float(u[i]), float(P.polyval(u[i], P.polyder(c)))
-        if slope != 0:  # one Newton step polishes the eigenvalue
-            x -= float(P.polyval(x, c)) / slope
-        return lo + span * min(max(x, 0.0), 1.0)
-    return None
 
 
 def _pair_sigma(f: Fit, g: Fit, t: float, extra_var_mm2: float = 0.0) -> float:

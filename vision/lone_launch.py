@@ -33,6 +33,7 @@ import numpy as np
 from rules.record import Event, Kind
 
 from .fit import fit_stretch
+from .roots import apart, root
 
 __all__ = ["lone_launches"]
 
@@ -69,7 +70,7 @@ def _late_line(m, events):
     place well before the piece was last seen lying there (no blend of rest and motion), with a contact
     of the piece between that last resting sighting and the line's first."""
     t = m.t
-    dt = _frame_dt(m)
+    dt = m.frame_dt()
     for k in range(len(m.fits) - 1):
         rest, line = m.fits[k], m.fits[k + 1]
         s = line.i0
@@ -123,9 +124,11 @@ def _never_seen(p, m, k, launch, motions, sigma_mm, decel_mm_s2, t_err_floor_s):
     best = None
     for q, mq in motions.items():
         g = mq.fit_at(lo)
-        if q == p or mq.t[0] > lo or not g.rest or not rest.t_last <= g.t_last <= hi + _frame_dt(mq):
+        if q == p or mq.t[0] > lo or not g.rest or not rest.t_last <= g.t_last <= hi + mq.frame_dt():
             continue  # (it must have lain there until the launch, and left its rest by the next sighting)
-        t = _meet(line, np.asarray(g.p, float), m.radius + mq.radius, hi, lo, inside=True)
+        # the line run back from where the struck piece had lain (it has gone): the last instant it was a sum of radii
+        # from that place before its first sighting
+        t = root(apart(line, np.asarray(g.p, float), lo, m.radius + mq.radius), lo, hi, first=False, sign=0)
         if t is not None and (best is None or t > best[0]):
             best = (t, q)
     if best is None:
@@ -153,43 +156,18 @@ def _line(t0, p0, t1, p1, sigma_mm, decel_mm_s2):
 
 def _first_hit(p: str, lone, t_next: float, motions: Mapping):
     """(instant, piece, its rest fit): the first resting piece the line reaches (centres a sum of radii apart)
-    after its sighting and before the next."""
+    after its sighting and before the next (``vision.roots``)."""
     best = None
     for q, mq in motions.items():
         if q == p or mq.t[0] > lone.t_last or mq.t[-1] < lone.t_first:
             continue
         g = mq.fit_at(lone.t_last)
-        if not g.rest or not lone.t_first <= g.t_last <= t_next + _frame_dt(mq):
+        if not g.rest or not lone.t_first <= g.t_last <= t_next + mq.frame_dt():
             continue  # (it must have lain there until the launch, and left its rest by the next sighting)
-        t = _meet(lone, np.asarray(g.p, float), motions[p].radius + mq.radius, lone.t_last, t_next)
+        reach = motions[p].radius + mq.radius
+        gap = apart(lone, np.asarray(g.p, float), lone.t_last, reach)
+        t = root(gap, lone.t_last, t_next, first=True, sign=-1) if gap[0] > 0.0 else None  # (not already within reach)
         if t is not None and (best is None or t < best[0]):
             best = (t, q, g)
     return best
 
-
-def _meet(f, c: np.ndarray, reach: float, start: float, end: float, inside: bool = False) -> float | None:
-    """The first instant from ``start`` towards ``end`` (either way in time) at which ``f`` is ``reach`` from the
-    point ``c``: coming within it, or (``inside``: a line run back from where the piece it struck had lain,
-    that piece gone) leaving it. None if there is none (a few Newton steps from the straight line's root: the
-    line slows)."""
-    way = 1.0 if end >= start else -1.0
-    p0, v0 = f.pos(start) - c, way * f.vel(start)
-    a, b, cc = float(v0 @ v0), 2.0 * float(p0 @ v0), float(p0 @ p0) - reach * reach
-    if a <= 0.0 or b * b - 4 * a * cc < 0.0 or (cc <= 0.0 and not inside):
-        return None  # passing wide, or already within reach there
-    root = math.sqrt(b * b - 4 * a * cc)
-    tau = (-b + root) / (2 * a) if cc <= 0.0 else (-b - root) / (2 * a)
-    if tau < 0.0:
-        return None
-    t = start + way * tau
-    for _ in range(3):
-        d = f.pos(t) - c
-        slope = 2.0 * float(d @ f.vel(t))
-        if slope == 0.0:
-            break
-        t -= (float(d @ d) - reach * reach) / slope
-    return t if min(start, end) <= t <= max(start, end) else None
-
-
-def _frame_dt(m) -> float:
-    return float(np.median(np.diff(m.t))) if len(m.t) > 1 else 1 / 60

@@ -149,14 +149,14 @@ class ShotAssembler:
             tr, last = m.track, m.fits[-1]
             if tr.left != "lost" or tr.left_hidden_by is not None or not last.rest or f"{tr.kind}_mass_g" not in geo:
                 continue
-            dt = _frame_dt(m)
+            dt = m.frame_dt()
             e = min((e for e in events if e.kind == Kind.CONTACT and p in e.pieces() and e.t >= float(m.t[-1]) - 0.5 * dt),
                     key=lambda e: e.t, default=None)  # the first contact since it was last seen
             if e is None:
                 continue
             q = e.b if e.a == p else e.a
             mq = motions.get(q)
-            k = _change_at(mq, e.t, dt) if mq is not None else None
+            k = mq.change_near(e.t, dt) if mq is not None else None
             if k is None or f"{mq.track.kind}_mass_g" not in geo:
                 continue
             push = mq.fits[k].vel(e.t) - mq.fits[k + 1].vel(e.t)
@@ -184,7 +184,7 @@ class ShotAssembler:
                 continue
             t = motions[e.piece].t
             i = int(np.searchsorted(t, e.t))
-            dt = max(_frame_dt(motions[e.piece]), float(t[min(i, len(t) - 1)] - t[max(i - 1, 0)]))
+            dt = max(motions[e.piece].frame_dt(), float(t[min(i, len(t) - 1)] - t[max(i - 1, 0)]))
             if any(c.kind == Kind.CONTACT and e.piece in c.pieces() and abs(c.t - e.t) <= 2.0 * dt + 3.0 * c.t_err
                    for c in events):
                 continue
@@ -213,7 +213,7 @@ class ShotAssembler:
                     any(s.occluded == "hand" for s in track.states)
             elif e.note == "launch without contact":
                 by_hand = window.hand_near(m.fit_at(e.t).pos(e.t), e.t, m.radius + margin_mm, before_s,
-                                           2.0 * _frame_dt(m))
+                                           2.0 * m.frame_dt())
             else:
                 continue
             if not by_hand:
@@ -277,7 +277,7 @@ class ShotAssembler:
                 if m is None or len(m.t) < 2:
                     continue
                 i = int(np.searchsorted(m.t, e.t))
-                if not 0 < i < len(m.t) or m.t[i] - m.t[i - 1] <= frames * _frame_dt(m):
+                if not 0 < i < len(m.t) or m.t[i] - m.t[i - 1] <= frames * m.frame_dt():
                     continue
                 a, b = float(m.t[i - 1]), float(m.t[i])
                 under = next((st.occluded for st in m.track.states
@@ -305,7 +305,7 @@ class ShotAssembler:
         firsts = [e.t for e in events if e.kind == Kind.CONTACT and striker in e.pieces()]
         if not firsts or any(e.kind == Kind.CUSHION and e.piece == striker and e.t < min(firsts) for e in events):
             return []
-        t_c, dt_frame, r = min(firsts), _frame_dt(m), m.radius
+        t_c, dt_frame, r = min(firsts), m.frame_dt(), m.radius
         lines = s.cushion_lines(r).values()
         for i in range(1, len(m.t) - 1):
             a, b = float(m.t[i]), float(m.t[i + 1])
@@ -414,7 +414,7 @@ class ShotAssembler:
         strike within one frame interval, so the meeting itself is never seen)."""
         m = motions[p]
         here = np.asarray(m.fits[0].p)
-        dt = _frame_dt(m)
+        dt = m.frame_dt()
         best = None
         for q, mq in motions.items():
             if q == p or mq.fits[0].rest or not t - dt / 2 <= mq.t[0] <= t + 2 * dt:
@@ -467,7 +467,7 @@ class ShotAssembler:
                 # set off inside a cluster: pushed by a neighbour within the frame interval; order unknown (where
                 # the unexplained launch would be a touch, the neighbour must itself have been moving)
                 a, b = sorted((p, mate))
-                out.append(Event(t, Kind.CONTACT, a=a, b=b, t_err=max(err, _frame_dt(motions[p]) / 4), confidence=0.5,
+                out.append(Event(t, Kind.CONTACT, a=a, b=b, t_err=max(err, motions[p].frame_dt() / 4), confidence=0.5,
                                  note="cluster launch"))
             elif touch:
                 out.append(Event(t, Kind.TOUCH, piece=p, t_err=err, confidence=0.9, note="launch without contact"))
@@ -497,7 +497,7 @@ def _one_per_meeting(events: list[Event], motions: Mapping[str, Motion]) -> list
     runs: dict[tuple[str, ...], list[list[Event]]] = {}
     for e in contacts:
         pair = tuple(sorted(e.pieces()))
-        dt = max((_frame_dt(motions[p]) for p in pair if p in motions), default=0.0)
+        dt = max((motions[p].frame_dt() for p in pair if p in motions), default=0.0)
         chains = runs.setdefault(pair, [])
         if chains and e.t - chains[-1][-1].t < dt:
             chains[-1].append(e)
@@ -516,22 +516,10 @@ def _one_per_meeting(events: list[Event], motions: Mapping[str, Motion]) -> list
     return out
 
 
-def _change_at(m: Motion, t: float, dt: float) -> int | None:
-    """The change of ``m``'s line nearest ``t``, within ``dt`` of it (of two within reach, a piece struck off
-    its rest and seen once before it struck another, the one at the second contact)."""
-    near = [(max(a - t, t - b, 0.0), k) for k, a, b in m.changes() if a - dt < t < b + dt]
-    return min(near)[1] if near else None
-
-
 def _launch_review(e: Event) -> dict:
     """The review item of a piece set off with nothing seen to set it off (``launch_unexplained``)."""
     return {"code": "launch_unexplained", "piece": e.piece, "t": round(e.t, 6),
             "reason": "set off with no contact seen (a contact the frames missed, or outside interference)"}
-
-
-def _frame_dt(m: Motion) -> float:
-    """The frame interval of a piece's sightings."""
-    return float(np.median(np.diff(m.t))) if len(m.t) > 1 else 1 / 60
 
 
 def _rounded(where: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
