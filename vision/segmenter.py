@@ -94,8 +94,9 @@ class ShotSegmenter:
         seen = {d.piece: d for d in dets.pieces() if d.piece}
         now = (dets.t_s, dets.frame)
         self._clock.append(dets.t_s)
-        self._hist.append((dets.t_s, {p: d.centre_mm for p, d in seen.items()}, dets if dets.occluders() else None))
-        self._note_hands(dets)
+        occluders = dets.occluders()
+        self._hist.append((dets.t_s, {p: d.centre_mm for p, d in seen.items()}, dets if occluders else None))
+        self._note_hands(dets, occluders)
         # keep the newest frame at or before the window's start: the window then spans at least
         # ``still_s`` whatever the frame times (jittered, dropped, drifting), not only at index/fps
         cut = dets.t_s - max(self.still_s, 0.05) + 1e-9
@@ -182,10 +183,10 @@ class ShotSegmenter:
         return ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True,
                           gaps=self.gaps(t_s0, t1), hands=tuple(self._hands))
 
-    def _note_hands(self, dets: Detections) -> None:
+    def _note_hands(self, dets: Detections, occluders) -> None:
         """Keep the frame's hands (see ``ShotWindow.hands``): while idle only the last ``still_s``, during a
         shot everything since ``still_s`` before it began."""
-        hands = tuple(d for d in dets.occluders() if d.kind == "hand")
+        hands = tuple(d for d in occluders if d.kind == "hand")
         if hands:
             self._hands.append(Detections(dets.frame, dets.t_s, hands))
         since = (self._start[0] if self.state == "moving" and self._start else dets.t_s) - self.still_s
