@@ -97,8 +97,10 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
         renderer, det = _classical(profile, clip, fps, seed, settings, renderer_factory)
     elif detector == "learned":
         renderer, det = _learned(profile, clip, fps, seed, refine)
-    # as the judge builds it (judge.setup): the events solved with the detector's own position error
-    pipe = Pipeline(profile) if det is None else Pipeline(profile, assembler=assembler_for(profile, det))
+    # as the judge builds it (judge.setup): the events solved with the detector's own position error, and the
+    # detector told what the judge tells vision (the layout to measure colours on, who is to move); the bench
+    # runs it itself and feeds the pipeline its detections, to score them
+    pipe = Pipeline(profile) if det is None else Pipeline(profile, detector=det, assembler=assembler_for(profile, det))
     referee = Referee(engine_for(profile.game, profile.geometry))
     f0 = clip.states_at(t_start, 0)
     pipe.start(hints_for({p.id: (p.x_mm, p.y_mm) for p in f0.pieces

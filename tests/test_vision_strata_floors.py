@@ -71,9 +71,14 @@ def _clip(stratum: str, game: str, name: str, fps: int) -> dict:
     ("low-ambient", "novuss", "opponent-off-direct", 30, 0),
     # the struck bat classed a blue pawn all through its slide: the stroke unseen, the shot refused (the tracker)
     ("pawns-blue-green", "novuss", "opening", 30, 0),
-    # the flicked B10 never found, the A10 it knocked into the pit seen to set off: was called touched by B's
-    # hand, a 7a foul, unflagged; with no hand near, the referee is asked (vision.shot)
-    ("dark-pawns-black", "cvrnkana", "last-flick-draw", 60, 1)])
+    # the flicked B10 (black, rolling in from out of view: B's colour never measured) never found, the A10 it
+    # knocked into the pit seen to set off: was called touched by B's hand, a 7a foul, unflagged; then flagged
+    # (vision.shot: no hand near); now B10 is found by its shape as the mover's marble (vision.marble_search)
+    ("dark-pawns-black", "cvrnkana", "last-flick-draw", 60, 0),
+    # the same under blue and green marbles, and A's opening marble (blue, never on view before it rolled in)
+    # never found at all: the opening missed (vision.marble_search)
+    ("pawns-blue-green", "cvrnkana", "last-flick-draw", 30, 0),
+    ("pawns-blue-green", "cvrnkana", "opening", 30, 0)])
 def test_cells_that_were_wrong_on_the_full_harsher_simulator(stratum, game, name, fps, flagged):
     s = _clip(stratum, game, name, fps)
     assert s["rulings_wrong_silent"] == 0

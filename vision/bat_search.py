@@ -3,11 +3,8 @@
 The bat is no part of the opening layout (a hand puts it down in the striker's zone before each stroke), and
 a table's bat may be of any colour, so its colour is not taken from the profile: until it has been seen,
 a disc of the bat's size lying sharp in a striking zone is the bat, whatever its colour, and its colour is
-measured once it has lain there, with no hand over any of it, for ``still_frames`` frames (the median of
-what was measured there; the cue aiming at its edge covers none of its top). A hand placing the bat can
-leave its outline sharp while fingers cover part of the top face: measured then, the colour would be the
-hand's and the bat's mixed, and the bat would not be recognised again (#16: the independent renderer's gap
-clip 4, the bat lost for the whole stroke).
+measured once it has lain there still with no hand over it (:class:`vision.put_down.PutDown`; the cue aiming
+at its edge covers none of its top).
 
 The size tells a bat from a pawn: a pawn fitted with the bat's radius finds its outline about the radius
 difference (2 mm) inside it, the bat fitted with a pawn's that much outside (``RimFit.bias_mm``), so half
@@ -18,24 +15,19 @@ it from the pawns).
 """
 from __future__ import annotations
 
-import math
-from typing import Callable
-
-import numpy as np
+from .put_down import PutDown
 
 __all__ = ["BatSearch"]
 
 
-class BatSearch:
+class BatSearch(PutDown):
     """``could_be(fit)`` on a fit with a pawn's radius; ``is_bat(fit)`` on the fit again with the bat's;
     ``seen(centre_mm, colour, frame)`` for an unknown-coloured bat found; ``settled(dets, frame)``: the
     colour to learn once it lies still (or None)."""
 
     def __init__(self, spec, radius_mm, rest_mm: float = 1.0, still_frames: int = 2):
+        super().__init__(rest_mm, still_frames)
         self.active = spec.striker is not None
-        self.rest_mm, self.still_frames = float(rest_mm), int(still_frames)
-        # where the unknown-coloured bat lies, its colours measured there, the frame it was first found there
-        self._pending: tuple[tuple[float, float], list[np.ndarray], int] | None = None
         if not self.active:
             return
         self.r_bat, self.r_pawn = radius_mm[spec.striker], radius_mm[spec.piece_kind]
@@ -77,30 +69,3 @@ class BatSearch:
         (compressed-2mbit: one in a striking zone, level 0.026, the board around it 0.012, was taken for the
         bat, its colour learnt, and the real bat never found)."""
         return fit is not None and not fit.raised
-
-    def seen(self, centre_mm, colour: np.ndarray, frame: int) -> None:
-        if self._pending is None or math.dist(self._pending[0], centre_mm) > self.rest_mm:
-            self._pending = ((float(centre_mm[0]), float(centre_mm[1])), [np.asarray(colour).copy()], int(frame))
-        else:
-            self._pending[1].append(np.asarray(colour).copy())
-
-    def settled(self, bats, frame: int, covered: Callable[[tuple[float, float]], bool] = lambda at: False) -> np.ndarray | None:
-        """The colour measured on the unknown-coloured bat (the median of what was measured there) once one of
-        this frame's bat detections (``bats``) has lain where it was found that long, with nothing over it
-        (``covered(centre_mm)``: a hand over it this frame); the search is then over."""
-        if self._pending is None:
-            return None
-        at, colours, first = self._pending
-        if covered(at):  # a hand still placing it: measure again once it has left
-            self._pending = None
-            return None
-        if frame <= first:
-            return None
-        if any(math.dist(d.centre_mm, at) <= self.rest_mm for d in bats):
-            if frame - first + 1 < self.still_frames:  # (a still blob keeps its fit: frames, not new measurements)
-                return None
-            self._pending = None
-            return np.median(np.stack(colours), axis=0)
-        if not bats:
-            self._pending = None
-        return None

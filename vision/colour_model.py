@@ -117,10 +117,12 @@ class ColourModel:
         return kept
 
     def put_down(self, cls: Class, colour: np.ndarray) -> None:
-        """A class first measured on one piece put down where it must be (the bat in a striking zone)."""
+        """A class first measured on one piece put down where it must be (the bat in a striking zone, the
+        mover's marble put in play): the nominal colour it replaces is no longer the family's."""
         self.prototypes[cls] = np.asarray(colour, float).copy()
         self.tolerance[cls] = self.learned_tolerance(cls)
         self.colour_source[cls] = "put down"
+        self._anchor(cls, [colour])
         self._confident.pop(cls, None)
 
     def classify(self, colours: np.ndarray, confident: list | None = None,

@@ -60,6 +60,7 @@ import numpy as np
 from rules.game import owner
 
 from .bat_search import BatSearch
+from .marble_search import MarbleSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
 from .hold import MotionHold, RestHold
@@ -128,6 +129,7 @@ class ClassicalDetector:
         self.top_z = {k: seen_height_mm(profile, k) for k in self.kinds}
         self.default_kind = self.spec.piece_kind
         self.bat_search = BatSearch(self.spec, self.surface.radius_mm)
+        self.marble_search = MarbleSearch(self.spec)
         self.hold = RestHold(self.surface.radius)  # a piece at rest keeps its class while its outline is there
         self.motion = MotionHold(self.surface.radius, launched=(self.spec.striker,) if self.spec.striker else ())  # ... and a moving one along its path
         self.streaks = StreakFinder(plane, self.parallax, self.surface.radius_mm, self.top_z,
@@ -253,6 +255,11 @@ class ClassicalDetector:
         """The pieces on the surface now (from the game state): their colours are learnt on the next frame."""
         self._expected = dict(layout)
         self._layout_pawns = [xy for p, xy in layout.items() if p != self.spec.striker]
+
+    def turn(self, player: str | None) -> None:
+        """Who is to move (the game state's): a marble of no known colour put in play is theirs
+        (:mod:`vision.marble_search`)."""
+        self.marble_search.turn(player)
 
     def learn_colours(self, image: np.ndarray, layout: Mapping[str, tuple[float, float]]) -> None:
         """Colour prototypes of each class (own/opponent pawns, bat, marbles), measured on the top face of
@@ -421,6 +428,13 @@ class ClassicalDetector:
                                              lambda at: hands.occluded(at, over) is not None)
             if colour is not None:
                 self.colours.put_down((self.spec.striker, None), colour)
+        wanted = self.marble_search.wanted(self.colours.colour_source)
+        if wanted is not None:
+            hands = Detections(frame, t_s, tuple(d for d in items if d.kind == "hand"))
+            colour = self.marble_search.settled([d for d in items if (d.kind, d.owner) == wanted], frame,
+                                                lambda at: hands.occluded(at, self.surface.radius(wanted[0])) is not None)
+            if colour is not None:
+                self.colours.put_down(wanted, colour)
         t4 = clock()
         self._refresh(lit, mask, self.hold.places())
         t5 = clock()
@@ -575,6 +589,9 @@ class ClassicalDetector:
                     sure[j] = flag
         if self._bat_unknown():
             self._unknown_bats(image, fits, classes, sure, frame)
+        wanted = self.marble_search.wanted(self.colours.colour_source)
+        if wanted is not None:
+            self._unknown_marbles(fits, classes, sure, wanted, frame)
         accepted = []
         for j, (fit, cls) in enumerate(zip(fits, classes)):
             if fit is not None and cls is None:
@@ -666,6 +683,20 @@ class ClassicalDetector:
             j, f = min(bats, key=lambda b: abs(b[1].bias_mm))
             fits[j], classes[j], sure[j] = f, (kind, None), False
             self.bat_search.seen(f.centre_mm, f.colour, frame)
+
+    def _unknown_marbles(self, fits, classes, sure, wanted, frame: int) -> None:
+        """Until the colour of the mover's marbles is known (:mod:`vision.marble_search`): a disc of a marble's
+        size found all round, of a colour unlike the ground's and within no class's tolerance, on the field
+        (not sunk in the pit), is the mover's marble; a sharp one is measured for its colour."""
+        r = self.surface.radius(wanted[0])
+        for j, f in enumerate(fits):
+            if f is None or classes[j] is not None or not self._is_strange(f) or f.rms_mm > self.max_rms_mm \
+                    or not -0.25 * r < f.bias_mm < 0.9 * r or self._sunk(f.centre_mm, r) \
+                    or min(self.colours.distances(f.colour).values(), default=np.inf) <= 1.0:
+                continue
+            classes[j], sure[j] = wanted, False
+            if abs(f.bias_mm) <= 0.25 * r and f.rms_mm <= 0.5 * self.max_rms_mm:
+                self.marble_search.seen(f.centre_mm, f.colour, frame)
 
     def _sunk(self, centre_mm, radius_mm: float) -> bool:
         """A marble over the pit by more than half its radius has fallen in: it is no longer on the field

@@ -100,6 +100,9 @@ class Pipeline:
         marbles the state has outside its view (one that rolls into view keeps its id and its known place
         is its place before the shot) and the ids that may still come into play."""
         self.player = hints.player
+        turn = getattr(self.detector, "turn", None)  # a detector that finds the mover's pieces by their shape
+        if turn is not None:
+            turn(hints.player)
         if not self.spec.sees_whole_field:
             out = {p: (float(x), float(y)) for p, (x, y) in hints.layout.items() if not self.spec.in_view((x, y))}
             self.tracker.off_view(out, hints.spares, hints.behind)
