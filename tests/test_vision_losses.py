@@ -340,3 +340,24 @@ def test_a_bat_unseen_where_it_could_have_touched_a_cushion_flags_the_call():
     # a cushion seen before the contact: the stroke is known to be a ricochet
     seen = Event(0.3, Kind.CUSHION, piece="bat", side="N")
     assert asm._unseen_rebound_review([seen, contact], {"bat": motion(near)}) == []
+
+
+@pytest.mark.parametrize("at,moving,named", [
+    ((0.0, -445.0), False, "bat"),  # still, in A's striking zone: the bat put down, of A's pawns' colour
+    ((0.0, 200.0), False, "A2"),  # still, mid-board: a pawn (a spare id)
+    ((0.0, -445.0), True, "A2"),  # sliding through the zone: a pawn, not a bat put down
+])
+def test_a_bat_of_a_players_colour_put_down_in_a_striking_zone_is_the_bat(at, moving, named):
+    """#16, the harsher simulator's *everything*: the bat, the colour of A's pawns and fitted a pawn's size, was
+    a pawn to the detector; the tracker named it a spare pawn (or nothing) and strokes were refused, 'the bat
+    must be on the board'. A newcomer of a player's colour lying still in a striking zone while no bat is
+    tracked is the bat."""
+    tracker = Tracker(SURFACE, hit_min=3)
+    tracker.start({"A1": (0.0, 120.0), "B1": (0.0, 330.0)}, 0, 0.0, spares=["A2", "B2", "bat"])
+    got = []
+    for k in range(1, 12):
+        xy = (at[0], at[1] + (6.0 * k if moving else 0.0))
+        items = (_pawn((0.0, 120.0), k=k), _pawn((0.0, 330.0), "B", k), _pawn(xy, k=k))
+        got = [d for d in tracker.update(Detections(k, k / 60, items)).pieces() if d.piece not in ("A1", "B1")]
+    assert [d.piece for d in got] == [named]
+    assert got[0].kind == ("bat" if named == "bat" else "pawn")

@@ -15,6 +15,7 @@ it from the pawns).
 """
 from __future__ import annotations
 
+from .board import in_zone
 from .put_down import PutDown
 
 __all__ = ["BatSearch"]
@@ -39,11 +40,7 @@ class BatSearch(PutDown):
 
     def in_zone(self, centre_mm) -> bool:
         """In a striking zone, and wholly on the playing surface (a disc over the cushion is in a hand)."""
-        x, y = centre_mm
-        r = self.r_bat
-        if abs(x) > self.half_x - r or abs(y) > self.half_y - r:
-            return False
-        return any(x0 - r <= x <= x1 + r and y0 - r <= y <= y1 + r for x0, x1, y0, y1 in self.zones)
+        return in_zone(self.zones, self.half_x, self.half_y, centre_mm, self.r_bat)
 
     def could_be(self, fit, max_rms_mm: float, strange: bool = False) -> bool:
         """A sharp outline larger than a pawn's, in a striking zone (fitted with a pawn's radius); or, for a

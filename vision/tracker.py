@@ -538,6 +538,9 @@ class Tracker:
                     named.append(d.named(piece))
                     continue
                 back = self._bounced(tent.first) if self._on_surface(d) else None
+                if back is None and self._bat_put_down(d, tent):
+                    back, d = self._game.striker, replace(d, kind=self._game.striker, owner=None,
+                                                          radius_mm=self.surface.radius(self._game.striker))
                 piece = back or (self._spare_for(d, tent.first) if self._on_surface(d) and self._whole_once(tent) else None)
                 if piece is not None and piece in self._gone and (back or self._gone[piece].left == "lost"):
                     # it vanished in the open during this shot (or was called over a cushion it came back off) and is
@@ -586,6 +589,20 @@ class Tracker:
             if 0.0 < dt <= self.bounce_back_s and far <= float(np.hypot(*l.vel)) * dt + self.gate_margin_mm:
                 near.append((far, p))
         return min(near)[1] if near else None
+
+    #: a newcomer that moved less than this since first seen lies where it was put down
+    put_down_mm = 2.0
+
+    def _bat_put_down(self, d: Detection, tent: _Tentative) -> bool:
+        """A newcomer of a player's colour lying still and whole in a striking zone, while no bat is tracked: the
+        bat, of a player's colour (a pawn put back by hand is expected where the rules put it, and named so
+        before this) (#16, the harsher simulator's *everything*: a bat the colour of A's pawns and fitted a pawn's
+        size was a pawn to the detector, never the bat; three strokes were refused, 'the bat must be on the
+        board'). Shape and place first: nothing else of that colour can be there."""
+        s = self._game.striker
+        return (s is not None and s not in self._live and d.kind == self._game.piece_kind and self._on_surface(d)
+                and self._whole_once(tent) and math.dist(tent.first.centre_mm, d.centre_mm) <= self.put_down_mm
+                and self.surface.in_zone(d.centre_mm, self.surface.radius(s)))
 
     def _whole_once(self, tent: _Tentative) -> bool:
         """On a board with cushions a piece comes back by hand and lies still: a newcomer is named once one of
