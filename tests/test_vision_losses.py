@@ -159,6 +159,31 @@ def test_a_bat_carried_off_and_laid_down_elsewhere_is_not_a_stroke_but_the_next_
     assert shots[0].before["bat"] == pytest.approx((207.0, -445.0))
 
 
+@pytest.mark.parametrize("neighbour_seen", [False, True])
+def test_a_resting_fit_sliding_onto_its_neighbour_starts_no_shot(neighbour_seen):
+    """#16, compressed-2mbit, the opening: A5's fit in the row by the cushion slid 13 mm onto A4 (missed in that
+    frame) over two frames, read as a pawn set off with no stroke seen; the shot so opened ran past the real
+    stroke, and was refused ('the bat must be on the board': it was not yet down when the shot began). Two
+    discs cannot overlap: that is a wrong fit, not a pawn on its way. A pawn that truly sets off is a shot."""
+    seg = ShotSegmenter("novuss")
+    row = {"A4": (-17.0, 484.0), "A5": (15.0, 484.0), "A6": (47.0, 484.0)}
+    seg.seed(row)
+    windows = []
+    for k in range(1, 12):  # resting
+        windows.append(seg.update(_frame(k, [(p, "pawn", "A", xy) for p, xy in row.items()], fps=60.0)))
+    for k, x in ((12, 13.7), (13, 1.5), (14, 1.5), (15, 1.4)):  # A5's fit slides towards A4
+        items = [("A5", "pawn", "A", (x, 484.0)), ("A6", "pawn", "A", row["A6"])]
+        if neighbour_seen:
+            items.append(("A4", "pawn", "A", row["A4"]))
+        windows.append(seg.update(_frame(k, items, fps=60.0)))
+    assert seg.state == "idle" and not any(windows)
+    for k in range(16, 30):  # A6 truly sets off along the row, away from everything
+        x = 47.0 + max(k - 15, 0) * 9.0
+        windows.append(seg.update(_frame(k, [("A5", "pawn", "A", (1.5, 484.0)), ("A6", "pawn", "A", (x, 484.0))]
+                                         + [("A4", "pawn", "A", row["A4"])] * neighbour_seen, fps=60.0)))
+    assert seg.state == "moving" and seg._start[3] == "A6"  # noqa: SLF001 - which piece opened the shot
+
+
 # -- records ----------------------------------------------------------------------------------------------
 def _stroke_frames(pipe, k0, n, bat_path, rest, fps=60.0, drop=lambda p, k: False):
     recs = []

@@ -52,6 +52,11 @@ class ShotWindow:
 class ShotSegmenter:
     """Feed it every tracked frame (named detections); it returns a ShotWindow when a shot has ended."""
 
+    #: a piece set off with no stroke seen does not start a shot while its fit lies this far over another piece
+    #: (seen in the same frame, or unseen at its resting place) (#16, compressed-2mbit: at the opening a pawn's fit in the row by the cushion slid
+    #: 13 mm onto its neighbour; the shot so opened swallowed the real stroke, refused: the bat not yet down)
+    overlap_mm = 4.0
+
     def __init__(self, game: str, move_mm: float = 4.0, still_mm: float = 1.5, still_s: float = 0.3,
                  hand_margin_mm: float = 30.0, max_shot_s: float = 30.0, rest_frames: int = 8,
                  surface: Surface | None = None, entry_frames: int = 4, edge_mm: float = 40.0, gap_frames: float = 2.5,
@@ -262,7 +267,9 @@ class ShotSegmenter:
             # a piece set off with no stroke seen and no hand near (the video began during the stroke, or the
             # striker was not recognised): a shot all the same, which the record flags (``stroke_unseen``)
             for _, p, d in sorted(moved, key=lambda m: (-m[0], m[1])):
-                if p != self.spec.striker and p not in by_hand and _travelling(self._recent[p], self.launch_mm):
+                if p != self.spec.striker and p not in by_hand and _travelling(self._recent[p], self.launch_mm) \
+                        and not _overlapping(d, [e.centre_mm for q, e in seen.items() if q != p]
+                                             + [xy for q, xy in self._rest.items() if q not in seen], self.overlap_mm):
                     return p
         return None
 
@@ -313,6 +320,13 @@ def _travelling(q, min_mm: float, step_mm: float = 1.0, cos_min: float = 0.8) ->
     if la < step_mm or lb < step_mm or math.dist(q[-3], q[-1]) < min_mm:
         return False
     return (a[0] * b[0] + a[1] * b[1]) >= cos_min * la * lb
+
+
+def _overlapping(d, others, overlap_mm: float) -> bool:
+    """Whether ``d`` lies over another piece (``others``: the centres of those seen in the same frame and the
+    resting places of those unseen, taken of ``d``'s size) by more than ``overlap_mm``: two discs cannot, so the
+    fit is wrong (a resting pawn's fit slid onto the neighbour it touches, missed in that frame)."""
+    return any(math.dist(xy, d.centre_mm) < 2.0 * d.radius_mm - overlap_mm for xy in others)
 
 
 def _spread(q) -> float:
