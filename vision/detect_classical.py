@@ -23,7 +23,8 @@ Per frame (1280x720; a few ms on one core, see ``bench/vision_speed.py``):
    known layout when given one (whatever colour stands where the layout puts a class is that class's), and
    follow each class's confident, sharp detections online. The bat's colour is never assumed: until it has
    been seen, a sharp disc of the bat's size in a striking zone is the bat (:mod:`vision.bat_search`), and
-   its colour is measured once it lies there still. A marble down in the pit is not reported. A fit whose
+   its colour is measured once it lies there still; likewise the marbles of the player to move, while their
+   colour has not been seen on this camera (:mod:`vision.marble_search`). A marble down in the pit is not reported. A fit whose
    colour matches no prototype, or whose outline is not a circle of the piece's size, is not a piece; one
    that is a sharp disc of a piece's size with a colour unlike the board's is listed in ``unidentified``
    (not in the detections: no class, no owner) so that whoever proposes a start can say so. What of a blob no disc
@@ -60,10 +61,10 @@ import numpy as np
 from rules.game import owner
 
 from .bat_search import BatSearch
-from .marble_search import MarbleSearch
 from .blobs import label_type, on_blob, peak_seeds
 from .colour_model import ColourModel, distance
 from .hold import MotionHold, RestHold
+from .marble_search import MarbleSearch
 from .light_norm import LightNorm, LitFrame, brightest, scale_table
 from .board import Surface
 from .parallax import Parallax, seen_height_mm

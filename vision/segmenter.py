@@ -53,8 +53,9 @@ class ShotSegmenter:
     """Feed it every tracked frame (named detections); it returns a ShotWindow when a shot has ended."""
 
     #: a piece set off with no stroke seen does not start a shot while its fit lies this far over another piece
-    #: (seen in the same frame, or unseen at its resting place) (#16, compressed-2mbit: at the opening a pawn's fit in the row by the cushion slid
-    #: 13 mm onto its neighbour; the shot so opened swallowed the real stroke, refused: the bat not yet down)
+    #: (seen in the same frame, or unseen at its resting place) (#16, compressed-2mbit: at the opening a pawn's
+    #: fit in the row by the cushion slid 13 mm onto its neighbour; the shot so opened swallowed the real stroke,
+    #: and was refused: the bat was not yet down)
     overlap_mm = 4.0
 
     def __init__(self, game: str, move_mm: float = 4.0, still_mm: float = 1.5, still_s: float = 0.3,
