@@ -17,7 +17,7 @@ HAND_MIXED = np.array([0.20, 0.40, 0.38, -1.30])
 
 
 def _search(**kw):
-    return BatSearch(PROFILE.spec, Surface.from_profile(PROFILE).radius_mm, **kw)
+    return BatSearch(PROFILE.spec, Surface.from_profile(PROFILE), **kw)
 
 
 def _bat(at=AT):

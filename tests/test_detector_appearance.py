@@ -12,6 +12,7 @@ from bench.vision_detect import setup
 from calibration import default_profile
 from sim.render_strata import stratum as look
 from sim.scenarios_novuss import SCENARIOS as NOVUSS
+from vision.board import Surface
 
 
 def _found(frame, dets, tol_mm=8.0):
@@ -205,7 +206,7 @@ def test_a_disc_over_the_cushion_is_not_the_bat_being_put_down():
     from vision.bat_search import BatSearch
 
     profile = default_profile("novuss")
-    search = BatSearch(profile.spec, profile.spec.piece_radii_mm)
+    search = BatSearch(profile.spec, Surface.from_profile(profile))
     x0, x1, y0, y1 = profile.spec.zone_rect("A")
     inside = ((x0 + x1) / 2, (y0 + y1) / 2)
     half_y = profile.spec.bounds_mm[1]

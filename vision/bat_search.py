@@ -15,7 +15,6 @@ it from the pawns).
 """
 from __future__ import annotations
 
-from .board import in_zone
 from .put_down import PutDown
 
 __all__ = ["BatSearch"]
@@ -26,21 +25,18 @@ class BatSearch(PutDown):
     ``seen(centre_mm, colour, frame)`` for an unknown-coloured bat found; ``settled(dets, frame)``: the
     colour to learn once it lies still (or None)."""
 
-    def __init__(self, spec, radius_mm, rest_mm: float = 1.0, still_frames: int = 2):
+    def __init__(self, spec, surface, rest_mm: float = 1.0, still_frames: int = 2):
         super().__init__(rest_mm, still_frames)
         self.active = spec.striker is not None
         if not self.active:
             return
-        self.r_bat, self.r_pawn = radius_mm[spec.striker], radius_mm[spec.piece_kind]
+        self.surface = surface  # where the bat must start: each player's striking zone (``Surface.zones``)
+        self.r_bat, self.r_pawn = surface.radius(spec.striker), surface.radius(spec.piece_kind)
         self.half_step_mm = 0.5 * (self.r_bat - self.r_pawn)
-        # where the bat must start: each player's striking zone, its centre no farther out than the bat's
-        # radius beyond the zone's lines
-        self.zones = [spec.zone_rect(p) for p in ("A", "B")]
-        self.half_x, self.half_y = spec.bounds_mm
 
     def in_zone(self, centre_mm) -> bool:
         """In a striking zone, and wholly on the playing surface (a disc over the cushion is in a hand)."""
-        return in_zone(self.zones, self.half_x, self.half_y, centre_mm, self.r_bat)
+        return self.surface.in_zone(centre_mm, self.r_bat)
 
     def could_be(self, fit, max_rms_mm: float, strange: bool = False) -> bool:
         """A sharp outline larger than a pawn's, in a striking zone (fitted with a pawn's radius); or, for a

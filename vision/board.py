@@ -12,7 +12,7 @@ import numpy as np
 
 from rules.game import POCKETS
 
-__all__ = ["Surface", "POCKET_NAMES", "in_zone"]
+__all__ = ["Surface", "POCKET_NAMES"]
 
 POCKET_NAMES = POCKETS  # the one pocket order (``rules.game.POCKETS``)
 
@@ -43,7 +43,13 @@ class Surface:
         return self.radius_mm[kind]
 
     def in_zone(self, xy: tuple[float, float], radius_mm: float) -> bool:
-        return in_zone(self.zones, self.half_x_mm, self.half_y_mm, xy, radius_mm)
+        """A disc of ``radius_mm`` in a striking zone (its centre no farther out than its radius beyond the zone's
+        lines) and wholly on the playing surface (a disc over a cushion is in a hand)."""
+        x, y = xy
+        r = radius_mm
+        if abs(x) > self.half_x_mm - r or abs(y) > self.half_y_mm - r:
+            return False
+        return any(x0 - r <= x <= x1 + r and y0 - r <= y <= y1 + r for x0, x1, y0, y1 in self.zones)
 
     def pocket_at(self, xy: tuple[float, float], slack_mm: float = 0.0) -> str | None:
         """The pocket whose capture circle contains the centre ``xy``."""
@@ -81,12 +87,3 @@ class Surface:
         return {"E": (0, self.half_x_mm - radius_mm), "W": (0, -self.half_x_mm + radius_mm),
                 "N": (1, self.half_y_mm - radius_mm), "S": (1, -self.half_y_mm + radius_mm)}
 
-
-def in_zone(zones, half_x_mm: float, half_y_mm: float, xy, radius_mm: float) -> bool:
-    """A disc of ``radius_mm`` in one of the striking ``zones`` ((x0, x1, y0, y1): its centre no farther out
-    than its radius beyond the zone's lines) and wholly on the playing surface (+-half: the cushion lines)."""
-    x, y = xy
-    r = radius_mm
-    if abs(x) > half_x_mm - r or abs(y) > half_y_mm - r:
-        return False
-    return any(x0 - r <= x <= x1 + r and y0 - r <= y <= y1 + r for x0, x1, y0, y1 in zones)

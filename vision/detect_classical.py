@@ -129,7 +129,7 @@ class ClassicalDetector:
         self.kinds = tuple(self.surface.radius_mm)
         self.top_z = {k: seen_height_mm(profile, k) for k in self.kinds}
         self.default_kind = self.spec.piece_kind
-        self.bat_search = BatSearch(self.spec, self.surface.radius_mm)
+        self.bat_search = BatSearch(self.spec, self.surface)
         self.marble_search = MarbleSearch(self.spec)
         self.hold = RestHold(self.surface.radius)  # a piece at rest keeps its class while its outline is there
         self.motion = MotionHold(self.surface.radius, launched=(self.spec.striker,) if self.spec.striker else ())  # ... and a moving one along its path
@@ -422,20 +422,10 @@ class ClassicalDetector:
         self.motion.update([((d.kind, d.owner), d.centre_mm) for d in items if d.kind in self.kinds], t_s)
         self.unidentified = _unclaimed(self._strange, items)
         if self._bat_unknown():
-            # a hand over part of its top face (not the cue aiming at its edge)
-            hands = Detections(frame, t_s, tuple(d for d in items if d.kind == "hand"))
-            over = self.surface.radius(self.spec.striker)
-            colour = self.bat_search.settled([d for d in items if d.kind == self.spec.striker], frame,
-                                             lambda at: hands.occluded(at, over) is not None)
-            if colour is not None:
-                self.colours.put_down((self.spec.striker, None), colour)
+            self._settle(self.bat_search, (self.spec.striker, None), items, frame, t_s)
         wanted = self.marble_search.wanted(self.colours.colour_source)
         if wanted is not None:
-            hands = Detections(frame, t_s, tuple(d for d in items if d.kind == "hand"))
-            colour = self.marble_search.settled([d for d in items if (d.kind, d.owner) == wanted], frame,
-                                                lambda at: hands.occluded(at, self.surface.radius(wanted[0])) is not None)
-            if colour is not None:
-                self.colours.put_down(wanted, colour)
+            self._settle(self.marble_search, wanted, items, frame, t_s)
         t4 = clock()
         self._refresh(lit, mask, self.hold.places())
         t5 = clock()
@@ -698,6 +688,16 @@ class ClassicalDetector:
             classes[j], sure[j] = wanted, False
             if abs(f.bias_mm) <= 0.25 * r and f.rms_mm <= 0.5 * self.max_rms_mm:
                 self.marble_search.seen(f.centre_mm, f.colour, frame)
+
+    def _settle(self, search, cls, items, frame: int, t_s: float) -> None:
+        """A piece of ``cls`` found by its shape (``search``: the bat's or the marbles'): its colour learnt once it
+        lies still with no hand over part of its top face (the cue aiming at its edge covers none of it)."""
+        hands = Detections(frame, t_s, tuple(d for d in items if d.kind == "hand"))
+        over = self.surface.radius(cls[0])
+        colour = search.settled([d for d in items if (d.kind, d.owner) == cls], frame,
+                                lambda at: hands.occluded(at, over) is not None)
+        if colour is not None:
+            self.colours.put_down(cls, colour)
 
     def _sunk(self, centre_mm, radius_mm: float) -> bool:
         """A marble over the pit by more than half its radius has fallen in: it is no longer on the field
