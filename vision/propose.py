@@ -18,7 +18,7 @@ turn, a debt, the pit's count) is the judge's to ask (``judge.start_state``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 import numpy as np
@@ -102,7 +102,7 @@ def propose(images: Iterable, plane, profile, background: list, appearance=None,
     det = detector if detector is not None else _detector(plane, profile, background, appearance)
     if spec.striker is not None:  # the bat may lie anywhere after a stroke, not only in a striking zone
         hx, hy = spec.bounds_mm
-        det.bat_search.zones = [(-hx, hx, -hy, hy)]
+        det.bat_search.surface = replace(det.bat_search.surface, zones=((-hx, hx, -hy, hy),))
     surface = Surface.from_profile(profile)
     discs: list[_Disc] = []
     used: list[int] = []
