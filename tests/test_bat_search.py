@@ -75,3 +75,32 @@ def test_a_sharp_disc_in_the_zone_fitted_wider_than_the_bat_by_blur_is_still_the
     assert [search.is_bat(_fit(b), max_rms) for b in (-1.1, 3.1, 5.0)] == [False] * 3
     assert not search.is_bat(_fit(1.5, at=(416.0, -176.0)), max_rms)  # outside the striking zones
     assert not search.is_bat(_fit(1.5, rms_mm=0.9), max_rms)  # not sharp
+
+
+def test_a_disc_of_the_boards_own_colour_is_never_taken_for_the_unknown_bat(monkeypatch):
+    """A disc larger than a pawn, sharp, in a striking zone, is the bat whatever its colour, but not one of the
+    board's own colour: the board's texture or a pawn's shadow outlined as a disc (bench/strata.py, everything,
+    opening: a disc 0.07 from the board's colour beside the end of a row, on the clip's second frame while the
+    empty board was still being refreshed toward the camera's picture, had its colour learnt as the bat's; the
+    real bat was never found and the stroke was refused)."""
+    from bench.vision_detect import setup
+    from sim.scenarios_novuss import SCENARIOS
+    from vision.rim import RimFit
+
+    clip = SCENARIOS["opening"][0](PROFILE, 1).clip()
+    _, det = setup(PROFILE, clip, 60.0, 1, "straight", colours="appearance")
+    board = det._board_colour
+
+    def fit(colour, bias_mm):
+        return RimFit(AT, AT, bias_mm, 0.3, 1.0, np.asarray(colour, float), 0.1)
+
+    def taken(colour) -> bool:
+        # fitted with a pawn's radius it is 1.6 mm wider (the bat's 2 mm, less a chamfer); with the bat's, 0.4 smaller
+        monkeypatch.setattr(det.rim, "fit", lambda image, empty, seeds: [fit(colour, -0.4) for _ in seeds])
+        classes = [None]
+        det._unknown_bats(None, [fit(colour, 1.6)], classes, [False], 1)
+        return classes == [("bat", None)]
+
+    assert not taken(board + np.array([0.03, -0.02, -0.01, -0.1]))  # 0.075 from the board's colour
+    assert taken(board + np.array([0.06, -0.04, -0.02, -0.2]))  # 0.15: a wooden bat on a wooden board
+    assert taken(BAT_COLOUR)

@@ -151,6 +151,8 @@ class ClassicalDetector:
         self.still_threshold, self.refit_frames = int(still_threshold), int(refit_frames)
         self._cache: dict[tuple, tuple] = {}
         self._places_at: tuple[tuple, np.ndarray] | None = None  # ``_places_px``: the places and their image px
+        self._priors: list[tuple[float, float, float]] = []  # ``_prior_seeds``: image px where pieces lay still, when
+        self._last_px: list[tuple[float, float]] = []  # image px of the last frame's pieces
         self._diameter_mm = 2.0 * min(self.surface.radius_mm.values())
         self._disc_mm2 = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2
         self._disc_cpx = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2 / self._mm2_per_cpx
@@ -332,6 +334,11 @@ class ClassicalDetector:
         lit, empty = self._normalise_light(image, coarse)  # the frame in the empty board's light, where read
         if self._expected is not None:  # the pieces stand where the game state says: measure their colours
             layout, self._expected = self._expected, None
+            on = self._on_surface(layout)
+            self._priors += [(x, y, t_s) for x, y in self._layout_px(on)]
+            # ... and whatever stands where the layout puts a piece is that piece, though its colour, measured in
+            # a darker place than the class's median (a row's end by a dim cushion), falls outside the class
+            self.hold.update([(*self.spec.kind_of(p), xy, True) for p, xy in on.items()], t_s)
             try:
                 self.learn_colours(lit.image, layout)
             except VisionError:
@@ -391,6 +398,7 @@ class ClassicalDetector:
             for c in centres:
                 seeds_px.append((x0 + (c[0] + 0.5) * q - 0.5, y0 + (c[1] + 0.5) * q - 0.5))
                 owners.append(i)
+        self._prior_seeds(labels, blobs, seeds_px, owners)
         t2 = clock()
         pieces = self._pieces(lit, seeds_px, owners, frame, t_s)
         for _ in range(2):  # what a blob still does not explain may be pieces the first seeds missed
@@ -417,6 +425,7 @@ class ClassicalDetector:
             items.extend(found)
         self._cache = cache
         items = _one_per_piece(items)
+        self._remember(items, t_s)
         self.hold.update([(d.kind, d.owner, d.centre_mm, d.score >= self.hold_score) for d in items
                           if d.kind in self.kinds], t_s)
         self.motion.update([((d.kind, d.owner), d.centre_mm) for d in items if d.kind in self.kinds], t_s)
@@ -432,6 +441,64 @@ class ClassicalDetector:
         self.timings = {"shrink+difference": t1 - t0, "blobs": t2 - t1, "rim fit": t3 - t2, "streaks": t3s - t3,
                         "occluders+assembly": t4 - t3s, "background upkeep": t5 - t4}
         return Detections(frame, t_s, tuple(items))
+
+    def _on_surface(self, layout: Mapping[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        """The layout's pieces of this game on the surface (not down in the pit)."""
+        kinds = {p: self.spec.kind_of(p)[0] for p in layout}
+        return {p: xy for p, xy in layout.items()
+                if kinds[p] in self.top_z and not self._sunk(xy, self.surface.radius(kinds[p]))}
+
+    def _layout_px(self, layout: Mapping[str, tuple[float, float]]) -> list[tuple[float, float]]:
+        """Image pixels where the top faces of a layout's pieces show."""
+        out = []
+        for p, xy in layout.items():
+            seen = self.parallax.seen([xy], self.top_z[self.spec.kind_of(p)[0]])
+            out.append(tuple(float(v) for v in self.plane.to_image_px(np.asarray(seen, float))[0]))
+        return out
+
+    def _prior_seeds(self, labels: np.ndarray, blobs: dict, seeds_px: list, owners: list) -> None:
+        """Seeds where the last frame found pieces (and where a layout just told puts them) in the blobs measured
+        now, in place of the blob's own seeds within a pawn's radius of them. A row of touching pawns is one
+        blob; dim light, noise and a codec blur the seams between them, and the peaks of the blob's distance
+        map fall between pawns or merge into a few (bench/strata.py, everything, opening: 6 of a row of 8 found,
+        several 5-13 mm off, the rest flickering out and back under other names). A rim fit started on each
+        pawn finds it (all 17 pieces of such a frame within 2 mm), and one started between two pawns can fit
+        better than it and win. A seed where the piece has gone fits nothing, or the piece that is there; a
+        piece come to touch one (centres two radii apart) keeps its own seed."""
+        if not self._priors:
+            return
+        pts = np.asarray(self._priors, float)[:, :2]
+        q = self.scale
+        x0, y0 = self.roi[:2]
+        cu = np.round((pts[:, 0] - x0 + 0.5) / q - 0.5).astype(int)
+        cv = np.round((pts[:, 1] - y0 + 0.5) / q - 0.5).astype(int)
+        h, w = labels.shape
+        reach = min(self.surface.radius_mm.values()) * q / math.sqrt(self._mm2_per_cpx)
+        prior: list[tuple[float, float, int]] = []
+        for (px, py), u, v in zip(pts.tolist(), cu.tolist(), cv.tolist()):
+            i = int(labels[v, u]) if 0 <= u < w and 0 <= v < h else 0
+            if i in blobs and all(math.hypot(px - a, py - b) > 0.5 * reach for a, b, _ in prior):
+                prior.append((px, py, i))
+        if not prior:
+            return
+        keep = [j for j, ((a, b), i) in enumerate(zip(seeds_px, owners))
+                if all(k != i or math.hypot(px - a, py - b) > reach for px, py, k in prior)]
+        seeds_px[:] = [seeds_px[j] for j in keep] + [(px, py) for px, py, _ in prior]
+        owners[:] = [owners[j] for j in keep] + [i for _, _, i in prior]
+
+    def _remember(self, items: list[Detection], t_s: float) -> None:
+        """Where this frame found pieces lying still (within half a pawn's radius of a piece the frame before),
+        for ``_prior_seeds``: each replaces what was remembered near it; a place where nothing was found again
+        for ``prior_keep_s`` is forgotten. Not a piece in motion: a fit on a hand's or the cue's edge seeded
+        where the last one lay would follow the hand from frame to frame (bench/strata.py, everything,
+        bat-pocketed: the bat so followed beyond the cushion at the stroke, its real flight lost)."""
+        now = [(float(d.centre_px[0]), float(d.centre_px[1])) for d in items
+               if d.kind in self.kinds and d.centre_px is not None]
+        near = 0.5 * min(self.surface.radius_mm.values()) * self.scale / math.sqrt(self._mm2_per_cpx)
+        still = [(x, y, t_s) for x, y in now if any(math.hypot(x - a, y - b) <= near for a, b in self._last_px)]
+        old = [p for p in self._priors if 0.0 <= t_s - p[2] <= self.prior_keep_s
+               and all(math.hypot(p[0] - x, p[1] - y) > near for x, y, _ in still)]
+        self._priors, self._last_px = old + still, now
 
     def _shown(self, centre_mm, r: float, near: float = 0.3) -> float:
         """The share of a disc's outline that can show as an edge against the board: where the disc lies against
@@ -639,8 +706,11 @@ class ClassicalDetector:
         """Found all round, with a colour unlike the empty board's: a disc that is there, of no class. Not
         at the edge threshold raised over a noisy board (``RimFit.raised``), where a codec's blocks outline
         faint discs of the board's own colour (see ``BatSearch._clear``)."""
-        return fit.rays >= self.strange_min_rays and not fit.raised and (
-            self._board_colour is None or float(distance(fit.colour, self._board_colour)) > self.strange_from_board)
+        return fit.rays >= self.strange_min_rays and not fit.raised and self._unlike_board(fit)
+
+    def _unlike_board(self, fit) -> bool:
+        """A colour farther than ``strange_from_board`` from the empty board's: not the board's texture."""
+        return self._board_colour is None or float(distance(fit.colour, self._board_colour)) > self.strange_from_board
 
     def _bat_unknown(self) -> bool:
         return self.bat_search.active and (self.spec.striker, None) not in self.prototypes
@@ -653,6 +723,8 @@ class ClassicalDetector:
     #: the fit score (rays x residual) of a detection that may start a place a piece holds (``RestHold``): a
     #: whole outline; the board's texture outlined as a faint disc scores 0.5-0.7
     hold_score = 0.8
+    #: how long a place where a piece was found seeds the rim fit where nothing is found there (``_prior_seeds``)
+    prior_keep_s = 1.0
     #: the smallest blob (coarse pixels) on a place a piece holds that is fitted (``_faint``): 3, as the
     #: narrowest piece is three across
     faint_min_cpx = 3
@@ -663,8 +735,12 @@ class ClassicalDetector:
         r_pawn = self.surface.radius(self.default_kind)
         strange = [f is not None and classes[j] is None and self._is_strange(f)
                    and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
+        # of the board's own colour, whatever its size: the board's texture or a pawn's shadow outlined as a disc
+        # (bench/strata.py, everything, opening: while the empty board was still being refreshed toward the
+        # camera's picture, a disc beside the end of a row, 0.07 from the board's colour, was taken for the bat
+        # on the clip's second frame; its colour learnt, the real bat was never found and the stroke refused)
         cand = [j for j, f in enumerate(fits) if (classes[j] is None or classes[j][0] == self.default_kind)
-                and self.bat_search.could_be(f, self.max_rms_mm, strange[j])]
+                and self.bat_search.could_be(f, self.max_rms_mm, strange[j]) and self._unlike_board(f)]
         if not cand:
             return
         kind = self.spec.striker
