@@ -464,7 +464,10 @@ class ClassicalDetector:
         several 5-13 mm off, the rest flickering out and back under other names). A rim fit started on each
         pawn finds it (all 17 pieces of such a frame within 2 mm), and one started between two pawns can fit
         better than it and win. A seed where the piece has gone fits nothing, or the piece that is there; a
-        piece come to touch one (centres two radii apart) keeps its own seed."""
+        piece come to touch one (centres two radii apart) keeps its own seed. Not in a blob of a hand's size:
+        a piece under a hand is left to the tracker (seeded under the hand placing the bat, B3 beside it was
+        fitted in the hand's colours, taken for picked up, and flagged unseen for the whole shot: low-ambient,
+        three-lamps and dark-pawns-black, the opening)."""
         if not self._priors:
             return
         pts = np.asarray(self._priors, float)[:, :2]
@@ -477,7 +480,7 @@ class ClassicalDetector:
         prior: list[tuple[float, float, int]] = []
         for (px, py), u, v in zip(pts.tolist(), cu.tolist(), cv.tolist()):
             i = int(labels[v, u]) if 0 <= u < w and 0 <= v < h else 0
-            if i in blobs and all(math.hypot(px - a, py - b) > 0.5 * reach for a, b, _ in prior):
+            if i in blobs and i not in self._crowded and all(math.hypot(px - a, py - b) > 0.5 * reach for a, b, _ in prior):
                 prior.append((px, py, i))
         if not prior:
             return
