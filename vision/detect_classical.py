@@ -334,11 +334,7 @@ class ClassicalDetector:
         lit, empty = self._normalise_light(image, coarse)  # the frame in the empty board's light, where read
         if self._expected is not None:  # the pieces stand where the game state says: measure their colours
             layout, self._expected = self._expected, None
-            on = self._on_surface(layout)
-            self._priors += [(x, y, t_s) for x, y in self._layout_px(on)]
-            # ... and whatever stands where the layout puts a piece is that piece, though its colour, measured in
-            # a darker place than the class's median (a row's end by a dim cushion), falls outside the class
-            self.hold.update([(*self.spec.kind_of(p), xy, True) for p, xy in on.items()], t_s)
+            self._priors += [(x, y, t_s) for x, y in self._layout_px(self._on_surface(layout))]
             try:
                 self.learn_colours(lit.image, layout)
             except VisionError:
@@ -457,20 +453,21 @@ class ClassicalDetector:
         return out
 
     def _prior_seeds(self, labels: np.ndarray, blobs: dict, seeds_px: list, owners: list) -> None:
-        """Seeds where the last frame found pieces (and where a layout just told puts them) in the blobs measured
-        now, in place of the blob's own seeds within a pawn's radius of them. A row of touching pawns is one
-        blob; dim light, noise and a codec blur the seams between them, and the peaks of the blob's distance
-        map fall between pawns or merge into a few (bench/strata.py, everything, opening: 6 of a row of 8 found,
-        several 5-13 mm off, the rest flickering out and back under other names). A rim fit started on each
-        pawn finds it (all 17 pieces of such a frame within 2 mm), and one started between two pawns can fit
-        better than it and win, so the blob's own seeds within 1.25 radii of one are dropped (a peak midway between
-        two touching pawns lies one radius from each: kept, its fit slid 11 mm onto A4 and opened a shot at
-        the clip's first frames, compressed-2mbit at 30 frames/s). A seed where the piece has gone fits
-        nothing, or the piece that is there; a piece come to touch one (centres two radii apart) keeps its
-        own seed. Not in a blob of a hand's size:
-        a piece under a hand is left to the tracker (seeded under the hand placing the bat, B3 beside it was
-        fitted in the hand's colours, taken for picked up, and flagged unseen for the whole shot: low-ambient,
-        three-lamps and dark-pawns-black, the opening)."""
+        """Seeds where the last frames found pieces lying still (and where a layout just told puts them), in the
+        blobs of touching pieces measured now, in place of the blob's own seeds within 1.25 radii of them.
+
+        A row of touching pawns is one blob; dim light, noise and a codec blur the seams between them, and the
+        peaks of the blob's distance map fall between pawns or merge into a few (bench/strata.py, everything,
+        opening: 6 of a row of 8 found, several 5-13 mm off, the rest flickering out and back under other
+        names). A rim fit started on each pawn finds it (all 17 pieces of such a frame within 2 mm), while one
+        started between two pawns can fit better than it and win (a peak midway between two touching pawns lies
+        a radius from each: its fit slid 11 mm onto A4 and opened a shot at the clip's start, compressed-2mbit
+        at 30 frames/s). A seed where the piece has gone fits nothing, or the piece that is there; a piece come
+        to touch one (centres two radii apart) keeps its own seed. Not in a blob of one piece, whose own seed is
+        its middle (a pale pawn against a cushion, fitted 4 mm toward it and seeded there, slid 15 mm into
+        it); nor in one of a hand's size, where a piece under the hand is left to the tracker (seeded under the
+        hand placing the bat, B3 beside it was fitted in the hand's colours and taken for picked up: the
+        opening of low-ambient, three-lamps and dark-pawns-black, flagged unseen)."""
         if not self._priors:
             return
         pts = np.asarray(self._priors, float)[:, :2]
@@ -483,7 +480,8 @@ class ClassicalDetector:
         prior: list[tuple[float, float, int]] = []
         for (px, py), u, v in zip(pts.tolist(), cu.tolist(), cv.tolist()):
             i = int(labels[v, u]) if 0 <= u < w and 0 <= v < h else 0
-            if i in blobs and i not in self._crowded and all(math.hypot(px - a, py - b) > 0.5 * reach for a, b, _ in prior):
+            if i in blobs and blobs[i][5] > 1 and i not in self._crowded \
+                    and all(math.hypot(px - a, py - b) > 0.5 * reach for a, b, _ in prior):
                 prior.append((px, py, i))
         if not prior:
             return
