@@ -156,6 +156,7 @@ class ClassicalDetector:
         self._diameter_mm = 2.0 * min(self.surface.radius_mm.values())
         self._disc_mm2 = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2
         self._disc_cpx = math.pi * (min(self.surface.radius_mm.values()) + 2.5) ** 2 / self._mm2_per_cpx
+        self._pawn_px = min(self.surface.radius_mm.values()) * self.scale / math.sqrt(self._mm2_per_cpx)  # image px
 
     # ------------------------------------------------------------------ geometry set-up
     def _roi(self, margin_mm: float) -> None:
@@ -334,7 +335,7 @@ class ClassicalDetector:
         lit, empty = self._normalise_light(image, coarse)  # the frame in the empty board's light, where read
         if self._expected is not None:  # the pieces stand where the game state says: measure their colours
             layout, self._expected = self._expected, None
-            self._priors += [(x, y, t_s) for x, y in self._layout_px(self._on_surface(layout))]
+            self._priors += [(x, y, t_s) for x, y in self._layout_px(layout)]
             try:
                 self.learn_colours(lit.image, layout)
             except VisionError:
@@ -438,18 +439,14 @@ class ClassicalDetector:
                         "occluders+assembly": t4 - t3s, "background upkeep": t5 - t4}
         return Detections(frame, t_s, tuple(items))
 
-    def _on_surface(self, layout: Mapping[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
-        """The layout's pieces of this game on the surface (not down in the pit)."""
-        kinds = {p: self.spec.kind_of(p)[0] for p in layout}
-        return {p: xy for p, xy in layout.items()
-                if kinds[p] in self.top_z and not self._sunk(xy, self.surface.radius(kinds[p]))}
-
     def _layout_px(self, layout: Mapping[str, tuple[float, float]]) -> list[tuple[float, float]]:
-        """Image pixels where the top faces of a layout's pieces show."""
+        """Image pixels where the top faces of a layout's pieces on the surface (not down in the pit) show."""
         out = []
         for p, xy in layout.items():
-            seen = self.parallax.seen([xy], self.top_z[self.spec.kind_of(p)[0]])
-            out.append(tuple(float(v) for v in self.plane.to_image_px(np.asarray(seen, float))[0]))
+            kind = self.spec.kind_of(p)[0]
+            if kind in self.top_z and not self._sunk(xy, self.surface.radius(kind)):
+                seen = self.parallax.seen([xy], self.top_z[kind])
+                out.append(tuple(float(v) for v in self.plane.to_image_px(seen)[0]))
         return out
 
     def _prior_seeds(self, labels: np.ndarray, blobs: dict, seeds_px: list, owners: list) -> None:
@@ -476,7 +473,7 @@ class ClassicalDetector:
         cu = np.round((pts[:, 0] - x0 + 0.5) / q - 0.5).astype(int)
         cv = np.round((pts[:, 1] - y0 + 0.5) / q - 0.5).astype(int)
         h, w = labels.shape
-        reach = min(self.surface.radius_mm.values()) * q / math.sqrt(self._mm2_per_cpx)
+        reach = self._pawn_px
         prior: list[tuple[float, float, int]] = []
         for (px, py), u, v in zip(pts.tolist(), cu.tolist(), cv.tolist()):
             i = int(labels[v, u]) if 0 <= u < w and 0 <= v < h else 0
@@ -498,7 +495,7 @@ class ClassicalDetector:
         bat-pocketed: the bat so followed beyond the cushion at the stroke, its real flight lost)."""
         now = [(float(d.centre_px[0]), float(d.centre_px[1])) for d in items
                if d.kind in self.kinds and d.centre_px is not None]
-        near = 0.5 * min(self.surface.radius_mm.values()) * self.scale / math.sqrt(self._mm2_per_cpx)
+        near = 0.5 * self._pawn_px
         still = [(x, y, t_s) for x, y in now if any(math.hypot(x - a, y - b) <= near for a, b in self._last_px)]
         old = [p for p in self._priors if 0.0 <= t_s - p[2] <= self.prior_keep_s
                and all(math.hypot(p[0] - x, p[1] - y) > near for x, y, _ in still)]
