@@ -104,3 +104,40 @@ def test_a_disc_of_the_boards_own_colour_is_never_taken_for_the_unknown_bat(monk
     assert not taken(board + np.array([0.03, -0.02, -0.01, -0.1]))  # 0.075 from the board's colour
     assert taken(board + np.array([0.06, -0.04, -0.02, -0.2]))  # 0.15: a wooden bat on a wooden board
     assert taken(BAT_COLOUR)
+
+
+def test_a_bat_of_a_players_colour_and_a_pawns_size_put_down_where_no_pawn_lay_is_the_bat(monkeypatch):
+    """Shape and place first: a bat of player A's colour with a rounded edge is a pawn of A's by colour and by
+    size alike (bench/strata.py, everything, opponent-off-direct: fitted with a pawn's radius 0.06 mm wide,
+    half of A's tolerance from A's colour). Put down sharp in a striking zone where the layout told has no
+    pawn, it is the bat; where the layout has a pawn, or with no layout told (nothing says the place was
+    empty), it stays a pawn."""
+    from bench.vision_detect import setup
+    from sim.scenarios_novuss import SCENARIOS
+    from vision.rim import RimFit
+
+    clip = SCENARIOS["opening"][0](PROFILE, 1).clip()
+    _, det = setup(PROFILE, clip, 60.0, 1, "straight", colours="appearance")
+    a = ("pawn", "A")
+    colour = det.prototypes[a]
+
+    def fit(bias_mm, at=AT):
+        return RimFit(at, at, bias_mm, 0.38, 1.0, np.asarray(colour, float), 0.1)
+
+    # with the bat's radius the pawn-sized disc fits 2 mm narrow
+    monkeypatch.setattr(det.rim, "fit", lambda image, empty, seeds: [fit(-2.0, s.seen_mm) for s in seeds])
+
+    def taken(layout) -> bool:
+        if layout is not None:
+            det.expect(layout)
+        classes, sure = [a], [True]
+        det._unknown_bats(None, [fit(0.06)], classes, sure, 1)
+        return classes == [("bat", None)] and sure == [False]
+
+    assert not taken(None)  # no layout told: a pawn of A's may have lain there all along
+    assert taken({"A1": (0.0, 120.0), "B1": (0.0, 330.0)})
+    assert not taken({"A1": AT, "B1": (0.0, 330.0)})  # the layout's own pawn in the zone
+    det.expect({"A1": (0.0, 120.0)})
+    classes = [a]
+    det._unknown_bats(None, [RimFit(AT, AT, 0.06, 0.38, 0.8, np.asarray(colour, float), 0.1)], classes, [True], 1)
+    assert classes == [a]  # its outline not found all round: not put down there sharp

@@ -734,7 +734,7 @@ class ClassicalDetector:
         """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
         striking zone is the bat, whatever its colour; its colour is learnt once it lies still."""
         r_pawn = self.surface.radius(self.default_kind)
-        strange = [f is not None and classes[j] is None and self._is_strange(f)
+        strange = [f is not None and (self._is_strange(f) if classes[j] is None else self._newcomer(f, classes[j]))
                    and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
         # of the board's own colour, whatever its size: the board's texture or a pawn's shadow outlined as a disc
         # (bench/strata.py, everything, opening: while the empty board was still being refreshed toward the
@@ -751,6 +751,15 @@ class ClassicalDetector:
             j, f = min(bats, key=lambda b: abs(b[1].bias_mm))
             fits[j], classes[j], sure[j] = f, (kind, None), False
             self.bat_search.seen(f.centre_mm, f.colour, frame)
+
+    def _newcomer(self, fit, cls) -> bool:
+        """A sharp disc of a pawn's colour, found all round, where the layout told has no pawn (the caller
+        checks the place): with the layout known, a piece put down there is the bat, whatever its colour. A bat
+        of one player's colour with a rounded edge is a pawn by colour and size alike (#16, *everything*,
+        opponent-off-direct: fitted with a pawn's radius 0.06 mm wide, 0.5 of A's tolerance from A's colour;
+        taken for a ninth pawn of A's, the stroke refused)."""
+        return bool(self._layout_pawns) and cls[0] == self.default_kind and fit.rays >= self.strange_min_rays \
+            and not fit.raised
 
     def _unknown_marbles(self, fits, classes, sure, wanted, frame: int) -> None:
         """Until the colour of the mover's marbles is known (:mod:`vision.marble_search`): a disc of a marble's
