@@ -248,6 +248,39 @@ def test_a_pawn_set_off_with_no_stroke_seen_is_a_shot_a_refit_jump_or_a_hand_is_
     assert shots == []
 
 
+def test_a_resting_bats_fit_that_jumps_and_stays_is_no_shot_a_bat_seen_on_its_way_is():
+    """The harsher simulator's *everything* at 30 fps: a bat's cached fit 7 mm off its outline was refitted after
+    a second, and the 8 mm jump (over ``move_mm``) opened a shot with nothing in it. A piece cannot get 8 mm
+    in one frame and stop dead there: with no hand or cue in view and nothing seen between its two places,
+    only its fit moved. Seen on its way (a gentle stroke), under a hand or cue, or farther than ``jump_mm``,
+    it is a shot; cut short by the stream's end one frame after the jump, it is none."""
+    rest = {"bat": (0.0, -375.0), "A1": (0.0, 0.0)}
+
+    def run(bat_path, hand=None, flush_at=None):
+        seg = ShotSegmenter("novuss")
+        seg.seed(rest)
+        out = []
+        for k, y in enumerate(bat_path, 1):
+            out.append(seg.update(_frame(k, [("bat", "bat", None, (0.0, y)), ("A1", "pawn", "A", (0.0, 0.0))],
+                                         hand=hand if k == 12 else None)))
+            if k == flush_at:
+                out.append(seg.flush())
+                break
+        return [w for w in out if w is not None], seg
+
+    jump = [-375.0] * 10 + [-383.0] * 40
+    shots, seg = run(jump)
+    assert shots == [] and seg.state == "idle" and seg.off_rest("bat", (0.0, -375.0))  # its rest is the new fit
+    assert run(jump, flush_at=11)[0] == []  # the stream ends on the jump's frame
+    gentle = [-375.0] * 10 + [-379.0, -382.0, -383.0] + [-383.0] * 37  # seen 4 mm on its way
+    shots, _ = run(gentle)
+    assert len(shots) == 1 and shots[0].starter == "bat" and shots[0].frame0 == 11  # from the frame before -382
+    far = [-375.0] * 10 + [-390.0] * 40  # 15 mm: over jump_mm
+    assert len(run(far)[0]) == 1
+    shots, _ = run(jump, hand=(300.0, -300.0))  # a hand in view while it jumped
+    assert len(shots) == 1
+
+
 def _feed_struck(pipe, moving, truth, t_hit, fps, duration_s, rng):
     """Feed ``pipe`` noisy detections (0.3 mm) of a synthetic motion struck at ``t_hit``; the records it emits."""
     records = []

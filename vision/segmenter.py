@@ -57,6 +57,9 @@ class ShotSegmenter:
     #: fit in the row by the cushion slid 13 mm onto its neighbour; the shot so opened swallowed the real stroke,
     #: and was refused: the bat was not yet down)
     overlap_mm = 4.0
+    #: a piece that went from one rest to another this close with no sighting between did not move: its fit
+    #: did (``_refits_only``); a struck piece is seen on its way at any frame rate
+    jump_mm = 12.0
 
     def __init__(self, game: str, move_mm: float = 4.0, still_mm: float = 1.5, still_s: float = 0.3,
                  hand_margin_mm: float = 30.0, max_shot_s: float = 30.0, rest_frames: int = 8,
@@ -84,6 +87,8 @@ class ShotSegmenter:
         self._fresh: dict[str, tuple[float, tuple[float, float]]] = {}  # first sighting of a new piece
         self._seen_last: set[str] = set()  # the pieces seen in the previous frame
         self._placing: set[str] = set()  # pieces a hand is about to put down where the rules say
+        self._path: dict[str, list] = {}  # each piece's sightings since the shot began
+        self._covered = False  # a hand or the cue in view since ``still_s`` before the shot began
 
     def seed(self, positions: Mapping[str, tuple[float, float]]) -> None:
         """Resting positions known from the game state (before the first frame)."""
@@ -121,12 +126,17 @@ class ShotSegmenter:
                 t_prev, f_prev = self._last_frame or now
                 self._start = (t_prev, f_prev, dict(self._rest), starter)
                 self.state = "moving"
+                self._path = {p: list(self._recent.get(p, ())) for p in seen}  # from the frames before it, too
+                self._covered = any(occ is not None for _, _, occ in self._hist)
             else:
                 for p, q in self._recent.items():
                     if p in seen and q and (len(q) >= 2 or p not in self._rest):
                         self._rest[p] = _mean(q)
         elif self.state == "moving":
             t0 = self._start[0]
+            for p, d in seen.items():
+                self._path.setdefault(p, []).append(d.centre_mm)
+            self._covered = self._covered or bool(occluders)
             still = self._still(seen, dets) and not hold
             if still or dets.t_s - t0 > self.max_shot_s:
                 t_s0, f0, before, starter = self._start
@@ -138,11 +148,32 @@ class ShotSegmenter:
                 self._fresh.clear()
                 out = ShotWindow(t_s0, dets.t_s, f0, dets.frame, before, after, starter, timed_out=not still,
                                  gaps=self.gaps(t_s0, dets.t_s), hands=tuple(self._hands))
+                if still and self._refits_only(out):
+                    out = None
                 self._rest = dict(after)
                 self.state = "idle"
         self._last_frame = now
         self._seen_last = set(seen)
         return out
+
+    def _refits_only(self, w: ShotWindow) -> bool:
+        """Whether nothing moved in ``w`` but fits: every piece seen before is seen after, each either where it
+        rested or within ``jump_mm`` of it, and never seen between the two (no sighting ``still_mm`` off both),
+        with no hand or cue in view and no longer span of frames missing than ``still_s``. A piece at rest cannot get somewhere in one frame
+        and stop dead there; a fit can, refitted (#16, *everything* at 30 fps: a bat's cached fit 7 mm off its
+        outline was refitted after a second, and the 8 mm jump opened a shot the game never had). A stream that
+        stops one frame after such a jump (``flush``) shows no more: one sighting off its rest is no shot's
+        evidence either."""
+        if sum(b - a for a, b in w.gaps) >= self.still_s or self._covered or set(w.before) != set(w.after):
+            return False
+        for p, rest in w.before.items():
+            path = self._path.get(p, [])
+            end = path[-1] if path else w.after[p]
+            if math.dist(rest, end) > self.jump_mm:
+                return False
+            if any(min(math.dist(rest, xy), math.dist(end, xy)) > self.still_mm for xy in path):
+                return False
+        return True
 
     def _reappeared(self, seen) -> None:
         """A piece seen again after it was out of sight (under a hand, carried off, lost by the tracker)
@@ -186,8 +217,9 @@ class ShotSegmenter:
         t1, f1 = self._last_frame
         after = {p: _mean(q) for p, q in self._recent.items() if q}
         self.state = "idle"
-        return ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True,
-                          gaps=self.gaps(t_s0, t1), hands=tuple(self._hands))
+        w = ShotWindow(t_s0, t1 if t_s is None else t_s, f0, f1, before, after, starter, timed_out=True,
+                       gaps=self.gaps(t_s0, t1), hands=tuple(self._hands))
+        return None if self._refits_only(w) else w
 
     def _note_hands(self, dets: Detections, occluders) -> None:
         """Keep the frame's hands (see ``ShotWindow.hands``): while idle only the last ``still_s``, during a
