@@ -360,3 +360,35 @@ def test_the_places_pieces_hold_are_mapped_to_pixels_once_while_they_stay(novuss
     moved = det._places_px([((10.0, 20.0), "pawn"), ((-300.5, 150.5), "bat")])
     assert len(calls) == 2 and np.array_equal(moved, plane.to_image_px([[10.0, 20.0], [-300.5, 150.5]]))
     assert not np.array_equal(moved, first)
+
+
+def test_a_still_blob_with_a_fit_short_of_a_whole_outline_is_fitted_again_sooner_while_the_bat_is_unknown(
+        novuss_touching, monkeypatch):
+    """A still blob's fit is served from the cache for ``refit_frames``; while the bat is unknown, one that is
+    short of a whole outline (score under ``hold_score``: a fit made as a hand left) only for
+    ``weak_refit_frames`` (bench/strata.py, everything, bat-off: the bat's first fit, 0.7 and of B's colour, was
+    served for 30 frames; the bat was named two frames before the stroke and the stroke missed)."""
+    from vision.types import Detection
+
+    _, _, _, det = novuss_touching
+    coarse = np.zeros((40, 40), np.uint8)
+    box = (10, 10, 8, 8)
+
+    def cached_at(score, frame):
+        d = Detection("pawn", (0.0, -445.0), 16.0, "A", score)
+        monkeypatch.setattr(det, "_cache", {box: (coarse[10:18, 10:18].copy(), [d], box, 0, ())})
+        return det._cached(box, coarse, frame) is not None
+
+    assert det.weak_refit_frames < det.refit_frames
+    for unknown in (True, False):
+        monkeypatch.setattr(det, "_bat_unknown", lambda unknown=unknown: unknown)
+        assert [cached_at(0.9, f) for f in (1, det.weak_refit_frames, det.refit_frames - 1, det.refit_frames)] == \
+            [True, True, True, False]
+    monkeypatch.setattr(det, "_bat_unknown", lambda: True)
+    monkeypatch.setattr(det, "_layout_pawns", [(0.0, 120.0)])
+    assert [cached_at(0.7, f) for f in (1, det.weak_refit_frames - 1, det.weak_refit_frames)] == [True, True, False]
+    monkeypatch.setattr(det, "_layout_pawns", [(0.0, -440.0)])  # on a pawn of the layout told: kept
+    assert [cached_at(0.7, f) for f in (det.weak_refit_frames, det.refit_frames - 1)] == [True, True]
+    monkeypatch.setattr(det, "_layout_pawns", [(0.0, 120.0)])
+    monkeypatch.setattr(det, "_bat_unknown", lambda: False)  # known: the faint pawns of a dim room keep theirs
+    assert [cached_at(0.7, f) for f in (det.weak_refit_frames, det.refit_frames - 1)] == [True, True]

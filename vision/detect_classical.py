@@ -595,8 +595,10 @@ class ClassicalDetector:
         all within the noise of what they were then, fitted less than ``refit_frames`` ago (a fit that
         missed a piece of a still blob is not kept for as long as the blob lies still)."""
         x, y, w, h = box
+        searching = self._bat_unknown()
         for (cx, cy, cw, ch), entry in self._cache.items():
-            if not 0 <= frame - entry[3] < self.refit_frames:
+            weak = searching and any(d.score < self.hold_score and self._off_layout(d.centre_mm) for d in entry[1])
+            if not 0 <= frame - entry[3] < (self.weak_refit_frames if weak else self.refit_frames):
                 continue
             if abs(cx - x) <= 1 and abs(cy - y) <= 1 and abs(cx + cw - x - w) <= 1 and abs(cy + ch - y - h) <= 1:
                 then = entry[0]
@@ -724,6 +726,13 @@ class ClassicalDetector:
     #: the fit score (rays x residual) of a detection that may start a place a piece holds (``RestHold``): a
     #: whole outline; the board's texture outlined as a faint disc scores 0.5-0.7
     hold_score = 0.8
+    #: while the bat is unknown, a cached blob with a fit short of a whole outline (score under ``hold_score``)
+    #: where the layout told has no pawn is fitted again this soon: the bat is put down by a hand, and a weak fit made as the hand left is not its
+    #: only sighting for ``refit_frames`` (#16, everything, bat-off: the bat's first fit, 0.7 and of B's colour,
+    #: was served for 30 frames, the bat named two frames before the stroke, and the stroke missed). Not once
+    #: the bat is known, nor on the layout's pawns: refitting the faint pawns of a dim room that often moved
+    #: calls that hang on a millimetre (a bat by its zone's line, the opening's first contact) at 30 frames/s
+    weak_refit_frames = 5
     #: how long a place where a piece was found seeds the rim fit where nothing is found there (``_prior_seeds``)
     prior_keep_s = 1.0
     #: the smallest blob (coarse pixels) on a place a piece holds that is fitted (``_faint``): 3, as the
@@ -733,9 +742,8 @@ class ClassicalDetector:
     def _unknown_bats(self, image, fits, classes, sure, frame: int) -> None:
         """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
         striking zone is the bat, whatever its colour; its colour is learnt once it lies still."""
-        r_pawn = self.surface.radius(self.default_kind)
         strange = [f is not None and (self._is_strange(f) if classes[j] is None else self._newcomer(f, classes[j]))
-                   and all(math.dist(f.centre_mm, xy) > r_pawn for xy in self._layout_pawns) for j, f in enumerate(fits)]
+                   and self._off_layout(f.centre_mm) for j, f in enumerate(fits)]
         # of the board's own colour, whatever its size: the board's texture or a pawn's shadow outlined as a disc
         # (bench/strata.py, everything, opening: while the empty board was still being refreshed toward the
         # camera's picture, a disc beside the end of a row, 0.07 from the board's colour, was taken for the bat
@@ -751,6 +759,11 @@ class ClassicalDetector:
             j, f = min(bats, key=lambda b: abs(b[1].bias_mm))
             fits[j], classes[j], sure[j] = f, (kind, None), False
             self.bat_search.seen(f.centre_mm, f.colour, frame)
+
+    def _off_layout(self, centre_mm) -> bool:
+        """Farther than a pawn's radius from every pawn of the layout told: a piece put down since."""
+        r_pawn = self.surface.radius(self.default_kind)
+        return all(math.dist(centre_mm, xy) > r_pawn for xy in self._layout_pawns)
 
     def _newcomer(self, fit, cls) -> bool:
         """A sharp disc of a pawn's colour, found all round, where the layout told has no pawn (the caller
