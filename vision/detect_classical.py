@@ -727,11 +727,12 @@ class ClassicalDetector:
     #: whole outline; the board's texture outlined as a faint disc scores 0.5-0.7
     hold_score = 0.8
     #: while the bat is unknown, a cached blob with a fit short of a whole outline (score under ``hold_score``)
-    #: where the layout told has no pawn is fitted again this soon: the bat is put down by a hand, and a weak fit made as the hand left is not its
-    #: only sighting for ``refit_frames`` (#16, everything, bat-off: the bat's first fit, 0.7 and of B's colour,
-    #: was served for 30 frames, the bat named two frames before the stroke, and the stroke missed). Not once
-    #: the bat is known, nor on the layout's pawns: refitting the faint pawns of a dim room that often moved
-    #: calls that hang on a millimetre (a bat by its zone's line, the opening's first contact) at 30 frames/s
+    #: where the layout told has no pawn is fitted again this soon: the bat is put down by a hand, and a weak
+    #: fit made as the hand left is not its only sighting for ``refit_frames`` (#16, everything, bat-off: the
+    #: bat's first fit, 0.7 and of B's colour, was served for 30 frames, the bat named two frames before the
+    #: stroke, and the stroke missed). Not once the bat is known, nor on the layout's pawns: refitting the
+    #: faint pawns of a dim room that often moved calls that hang on a millimetre (a bat by its zone's line,
+    #: the opening's first contact) at 30 frames/s
     weak_refit_frames = 5
     #: how long a place where a piece was found seeds the rim fit where nothing is found there (``_prior_seeds``)
     prior_keep_s = 1.0

@@ -159,8 +159,8 @@ class ShotSegmenter:
     def _refits_only(self, w: ShotWindow) -> bool:
         """Whether nothing moved in ``w`` but fits: every piece seen before is seen after, each either where it
         rested or within ``jump_mm`` of it, and never seen between the two (no sighting ``still_mm`` off both),
-        with no hand or cue in view and no longer span of frames missing than ``still_s``. A piece at rest cannot get somewhere in one frame
-        and stop dead there; a fit can, refitted (#16, *everything* at 30 fps: a bat's cached fit 7 mm off its
+        with no hand or cue in view and frames missing for less than ``still_s`` in all. A piece at rest
+        cannot get somewhere in one frame and stop dead there; a fit can, refitted (#16, *everything* at 30 fps: a bat's cached fit 7 mm off its
         outline was refitted after a second, and the 8 mm jump opened a shot the game never had). A stream that
         stops one frame after such a jump (``flush``) shows no more: one sighting off its rest is no shot's
         evidence either."""
