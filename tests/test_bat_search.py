@@ -138,6 +138,9 @@ def test_a_bat_of_a_players_colour_and_a_pawns_size_put_down_where_no_pawn_lay_i
     assert taken({"A1": (0.0, 120.0), "B1": (0.0, 330.0)})
     assert not taken({"A1": AT, "B1": (0.0, 330.0)})  # the layout's own pawn in the zone
     det.expect({"A1": (0.0, 120.0)})
+    det.placing({"A3": (AT[0] + 20.0, AT[1])})  # a penalty pawn the rules have put on a spot 20 mm away
+    assert not taken(None)
+    det.expect({"A1": (0.0, 120.0)})
     classes = [a]
     det._unknown_bats(None, [RimFit(AT, AT, 0.06, 0.38, 0.8, np.asarray(colour, float), 0.1)], classes, [True], 1)
     assert classes == [a]  # its outline not found all round: not put down there sharp

@@ -145,6 +145,7 @@ class ClassicalDetector:
         self._board_colour: np.ndarray | None = None
         self._expected: dict[str, tuple[float, float]] | None = None
         self._layout_pawns: list[tuple[float, float]] = []  # where the last layout told put pawns
+        self._placing: list[tuple[float, float]] = []  # where the rules have pawns put down now (``placing``)
         self.timings: dict[str, float] = {}
         self.unidentified: tuple[Unidentified, ...] = ()  # the last frame's discs no colour class claims
         self._strange: list[tuple[Unidentified, int]] = []  # ... while a frame is measured, with their blob
@@ -259,6 +260,12 @@ class ClassicalDetector:
         """The pieces on the surface now (from the game state): their colours are learnt on the next frame."""
         self._expected = dict(layout)
         self._layout_pawns = [xy for p, xy in layout.items() if p != self.spec.striker]
+        self._placing = []
+
+    def placing(self, placements: Mapping[str, tuple[float, float]]) -> None:
+        """Where the rules have a hand put pawns down now (a ruling's returns, a penalty pawn on its spot by a
+        cushion, II.1): a disc put down there is that pawn, never the unknown bat (``_off_layout``)."""
+        self._placing = [(float(x), float(y)) for p, (x, y) in placements.items() if p != self.spec.striker]
 
     def turn(self, player: str | None) -> None:
         """Who is to move (the game state's): a marble of no known colour put in play is theirs
@@ -762,9 +769,12 @@ class ClassicalDetector:
             self.bat_search.seen(f.centre_mm, f.colour, frame)
 
     def _off_layout(self, centre_mm) -> bool:
-        """Farther than a pawn's radius from every pawn of the layout told: a piece put down since."""
+        """Farther than a pawn's radius from every pawn of the layout told, and than its diameter from every
+        spot the rules have a pawn put down on (``placing``; a hand puts it down near, not on, the spot): a
+        piece put down since that no rule placed."""
         r_pawn = self.surface.radius(self.default_kind)
-        return all(math.dist(centre_mm, xy) > r_pawn for xy in self._layout_pawns)
+        return all(math.dist(centre_mm, xy) > r_pawn for xy in self._layout_pawns) \
+            and all(math.dist(centre_mm, xy) > 2.0 * r_pawn for xy in self._placing)
 
     def _newcomer(self, fit, cls) -> bool:
         """A sharp disc of a pawn's colour, found all round, where the layout told has no pawn (the caller

@@ -110,6 +110,9 @@ class Pipeline:
         if hints.placements:
             self.tracker.expect(hints.placements)
             self.segmenter.expect(hints.placements)
+            placing = getattr(self.detector, "placing", None)  # a detector that looks for the bat by its place
+            if placing is not None:
+                placing(hints.placements)
 
     @property
     def in_shot(self) -> bool:
