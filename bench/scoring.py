@@ -25,6 +25,7 @@ from rules import GAMES, engine_for  # noqa: E402
 from rules.record import parse_record  # noqa: E402
 from vision.board import Surface  # noqa: E402
 from vision.pipeline import Pipeline, hints_for  # noqa: E402
+from vision.rows import RowClock  # noqa: E402
 
 __all__ = ["GAP_BINS", "clips", "episodes", "merge", "new_stats", "run_clip", "summary"]
 
@@ -76,13 +77,14 @@ def new_stats() -> dict:
 # -- one clip ---------------------------------------------------------------------------------------------
 def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, phase_s: float | None = None,
              refine: str | None = None, referee_unseen: bool = False, clock=None, settings=None, on_frame=None,
-             renderer_factory=None) -> list:
+             renderer_factory=None, row_times: bool = True) -> list:
     """Watch an episode at ``fps`` and add its figures to ``stats``; returns the vision records.
     ``settings``: the classical detector's clips filmed in this look (a ``RenderSettings``, e.g. a stratum
     of the harsher simulator) instead of the standard one; ``on_frame(frame, detections)``: called with
     every frame the simulator gave and what the detector made of it (before vision is fed);
     ``renderer_factory``: the classical detector's clips filmed by another renderer (see
-    ``bench.vision_detect.setup``).
+    ``bench.vision_detect.setup``). ``row_times``: the pipeline told the renderer's rolling shutter (its
+    ``readout_s``), as a judge is told its camera's; False: every sighting at its frame's time (the baseline).
     ``clock``: the frames' times, ``clock(n, fps, seed)`` -> a schedule (``bench.clocks``) ((true, reported)
     seconds from the first frame; None: the previous picture again); by default every frame at k / fps.
     ``referee_unseen``: the referee enters each Cvrnkaná flick the camera had nothing of to see (see
@@ -100,7 +102,11 @@ def run_clip(profile, ep, fps: float, detector: str, seed: int, stats: dict, pha
     # as the judge builds it (judge.setup): the events solved with the detector's own position error, and the
     # detector told what the judge tells vision (the layout to measure colours on, who is to move); the bench
     # runs it itself and feeds the pipeline its detections, to score them
-    pipe = Pipeline(profile) if det is None else Pipeline(profile, detector=det, assembler=assembler_for(profile, det))
+    # the camera's rolling shutter, as its spec tells the judge (``vision.rows``): each sighting dated by its row
+    readout_s = getattr(renderer, "readout_s", 0.0) if row_times else 0.0
+    rows = RowClock(readout_s, renderer.camera.height) if readout_s else None
+    pipe = Pipeline(profile, rows=rows) if det is None else Pipeline(profile, detector=det, rows=rows,
+                                                                      assembler=assembler_for(profile, det))
     referee = Referee(engine_for(profile.game, profile.geometry))
     f0 = clip.states_at(t_start, 0)
     pipe.start(hints_for({p.id: (p.x_mm, p.y_mm) for p in f0.pieces
@@ -299,6 +305,7 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> tuple:
     if not profile.spec.sees_whole_field:
         stats["rulings_view"].append((_left_view(profile, truth), same))
     stats["rulings_flagged"] += flagged
+    stats["rulings_flagged_undue"] += flagged and same and not _flag_due(plain.told(shot), truth)
     if not same:
         stats["rulings_wrong_flagged" if flagged else "rulings_wrong_silent"] += 1
         stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {codes(r_true)} -> {codes(r_got)}"
@@ -334,10 +341,8 @@ def _left_view(profile, truth) -> bool:
     return any(not in_view(profile, *xy) for p in moved for xy in (before.get(p), after.get(p)) if xy is not None)
 
 
-def _first_contact(truth, r_true, r_got, stats, asks: bool = False) -> None:
-    """Shots where the bat touched an own and an opponent pawn: was the first-contact call right? Flagged:
-    the call asks for review, or vision asks the referee to check the shot (``asks``: e.g. a pawn set
-    off with no contact seen, a contact the frames missed)."""
+def _bat_gap_ms(truth) -> float | None:
+    """How far apart the bat's first touches of an own and an opponent pawn were (None: not both touched)."""
     player = truth.get("player", "A")
     own = opp = None
     for e in truth["events"]:
@@ -347,9 +352,28 @@ def _first_contact(truth, r_true, r_got, stats, asks: bool = False) -> None:
                 own = e["t"]
             elif pawn[0] != player and opp is None:
                 opp = e["t"]
-    if own is None or opp is None:
+    return None if own is None or opp is None else abs(opp - own) * 1000
+
+
+def _flag_due(told, truth) -> bool:
+    """Whether the truth lies beyond what the camera can tell, so a right call must still ask the referee:
+    the bat's touches of an own and an opponent pawn under 2 ms apart (#16: flagged, never wrong, below), or
+    the bat come to rest within the record's stated position error (``told``: the engine told it) of its
+    zone's line. A flagged right call where none was due is a flag that tells the referee nothing."""
+    gap_ms = _bat_gap_ms(truth)
+    if gap_ms is not None and gap_ms < 2.0:
+        return True
+    bat, tol = (truth.get("after") or {}).get("bat"), getattr(told, "position_tolerance_mm", 0.0)
+    return bool(bat is not None and tol and abs(told.bat_zone_margin_mm(tuple(bat), truth.get("player", "A"))) <= tol)
+
+
+def _first_contact(truth, r_true, r_got, stats, asks: bool = False) -> None:
+    """Shots where the bat touched an own and an opponent pawn: was the first-contact call right? Flagged:
+    the call asks for review, or vision asks the referee to check the shot (``asks``: e.g. a pawn set
+    off with no contact seen, a contact the frames missed)."""
+    gap_ms = _bat_gap_ms(truth)
+    if gap_ms is None:
         return
-    gap_ms = abs(opp - own) * 1000
     label = next(name for lo, hi, name in GAP_BINS if lo <= gap_ms < hi)
     flagged = asks or any(c.code == "review_first_contact" for c in r_got.calls)
     if flagged:
@@ -423,7 +447,8 @@ def summary(stats) -> dict:
         "t_cover_cushion": pct(sum(stats["t_cover_cushion"]), len(stats["t_cover_cushion"])),
         "rulings_same": pct(sum(stats["rulings"]), len(stats["rulings"])), "rulings_n": len(stats["rulings"]),
         "rulings_fold": pct(sum(stats["rulings_fold"]), len(stats["rulings_fold"])),
-        "rulings_flagged": stats["rulings_flagged"], "referee_entries": stats["referee_entries"], "rulings_wrong_silent": stats["rulings_wrong_silent"],
+        "rulings_flagged": stats["rulings_flagged"], "rulings_flagged_undue": stats["rulings_flagged_undue"],
+        "referee_entries": stats["referee_entries"], "rulings_wrong_silent": stats["rulings_wrong_silent"],
         "shots": stats["shots"],
     }
     for name, left_view in (("in_view", False), ("left_view", True)):

@@ -31,7 +31,9 @@ class CameraSettings:
     piece colours are only right for frames taken the same way, so ``live`` opens the camera with these.
     Pi camera: ``exposure_us``, ``analogue_gain``, ``colour_gains`` (red, blue); webcam: ``exposure`` (driver
     units, V4L2: 100 µs steps), ``gain`` and ``wb_temperature_k``. ``refused``: controls the camera would not
-    lock (left automatic). None: not known or not locked."""
+    lock (left automatic). None: not known or not locked. ``readout_s``: the rolling shutter's readout, top row
+    to bottom row of the picture (0: a global shutter; None: not known, taken as 0):
+    vision dates each sighting by its row (``vision.rows``)."""
 
     kind: str  # "picam" or "usb"
     size: tuple[int, int]
@@ -43,13 +45,14 @@ class CameraSettings:
     gain: float | None = None
     wb_temperature_k: int | None = None
     refused: tuple[str, ...] = ()
+    readout_s: float | None = None
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "size": list(self.size), "fps": self.fps, "exposure_us": self.exposure_us,
                 "analogue_gain": self.analogue_gain,
                 "colour_gains": list(self.colour_gains) if self.colour_gains is not None else None,
                 "exposure": self.exposure, "gain": self.gain, "wb_temperature_k": self.wb_temperature_k,
-                "refused": list(self.refused)}
+                "refused": list(self.refused), **({"readout_s": self.readout_s} if self.readout_s is not None else {})}
 
 
 @dataclass(frozen=True, eq=False)
@@ -287,11 +290,14 @@ def _camera_block(data: dict, where: str) -> CameraSettings | None:
     def opt(key):
         return _number(cam.get(key), f"camera.{key}", where, optional=True)
 
-    exposure_us, wb = opt("exposure_us"), opt("wb_temperature_k")
+    exposure_us, wb, readout_s = opt("exposure_us"), opt("wb_temperature_k"), opt("readout_s")
+    if readout_s is not None and abs(readout_s) > 1.0 / fps:  # a frame's rows are all read within the frame
+        raise CalibrationError(f"{w}.readout_s must be at most a frame ({1.0 / fps:.4g} s at {fps:g} frames/s), "
+                               f"got {readout_s:g}")
     return CameraSettings(cam["kind"], (size[0], size[1]), fps, None if exposure_us is None else int(exposure_us),
                           opt("analogue_gain"),
                           None if gains is None else tuple(_number(g, "camera.colour_gains", where) for g in gains),
-                          opt("exposure"), opt("gain"), None if wb is None else int(wb), tuple(refused))
+                          opt("exposure"), opt("gain"), None if wb is None else int(wb), tuple(refused), readout_s)
 
 
 def _intrinsics(data: dict, where: str) -> dict:

@@ -142,6 +142,7 @@ class PicameraSource(FrameSource):
             "fps_actual": round(self._fps, 3), "exposure_us": metadata.get("ExposureTime"),
             "analogue_gain": metadata.get("AnalogueGain"),
             "colour_gains": tuple(round(g, 4) for g in self.colour_gains),
+            "readout_s": readout_s(getattr(cam, "camera_properties", None) or {}, mode),
         }
         self.warnings = []
         if (self._size[0], self._size[1]) != self.requested_size:
@@ -229,3 +230,20 @@ class PicameraSource(FrameSource):
 
 def _modes_text(modes: list[dict[str, Any]]) -> str:
     return ", ".join(f"{i}: {m['size'][0]}x{m['size'][1]}@{m['fps']:g}" for i, m in enumerate(modes))
+
+
+#: sensors that expose and read every row at once (the Pi Global Shutter Camera)
+GLOBAL_SHUTTER_SENSORS = ("imx296",)
+
+
+def readout_s(properties: dict, mode: dict) -> float | None:
+    """The rolling shutter's top-to-bottom readout in this sensor mode: at most one frame at the mode's
+    highest rate (rows are read back to back; only the blanking between frames is left out), so
+    ``1 / mode["fps"]``, an upper bound (the Module 3's 120 frames/s mode: 8.3 ms); 0 for a global shutter;
+    None where the mode does not say its rate."""
+    model = str(properties.get("Model", "")).lower()
+    if any(model.startswith(m) for m in GLOBAL_SHUTTER_SENSORS):
+        return 0.0
+    fps = mode.get("fps")
+    return round(1.0 / float(fps), 6) if fps else None
+

@@ -139,7 +139,7 @@ def _camera(args, kind, profile):
         fps = args.fps or round(source.fps, 3)
         print(metering.status(source.name, source.size, fps, args.settle_frames))
         lens = {"lens": args.lens, "lens_from": args.lens_from, "hfov": args.hfov}
-        calibration, view, status = calibrate_step(source, profile, recorded(metering, source.size, fps), args.frames, lens)
+        calibration, view, status = calibrate_step(source, profile, recorded(metering, source.size, fps, source.info.get("readout_s")), args.frames, lens)
         print(status)
     except BaseException:
         source.close()

@@ -96,7 +96,17 @@ def make_vision(calibration, background: list, purpose: str = "replay", detector
                 purpose=_(purpose)))
         found = make_detector("classical", calibration.plane, calibration.profile, **setup)
         found.learn_background(list(background))
-    return Pipeline(calibration.profile, detector=found, assembler=assembler_for(calibration.profile, found))
+    return Pipeline(calibration.profile, detector=found, assembler=assembler_for(calibration.profile, found),
+                    rows=rows_for(calibration))
+
+
+def rows_for(calibration):
+    """The camera's rolling shutter as its calibration records it (``vision.rows``), or None: a global
+    shutter, or one not known (a webcam's readout is in no driver's report: ``camera.readout_s`` in the file)."""
+    from vision.rows import RowClock
+
+    readout_s = calibration.camera.readout_s if calibration.camera is not None else None
+    return RowClock(readout_s, calibration.plane.image_size[1]) if readout_s else None
 
 
 def assembler_for(profile, detector):

@@ -148,15 +148,16 @@ def _usb(source, frames: int) -> Metering:
     return m
 
 
-def recorded(metering: Metering, size, fps: float):
-    """The calibration's camera block for what was locked."""
+def recorded(metering: Metering, size, fps: float, readout_s: float | None = None):
+    """The calibration's camera block for what was locked (``readout_s``: the rolling shutter's, as the
+    source reports it; None: not known)."""
     from calibration.calfile import CameraSettings
 
     locked = set(metering.locked)
     v = {k: value for k, value in metering.values.items()  # only what the camera took
          if {"exposure_us": "exposure", "analogue_gain": "gain", "colour_gains": "white balance",
              "wb_temperature_k": "white balance"}.get(k, k) in locked}
-    return CameraSettings(metering.kind, tuple(size), float(fps), refused=tuple(metering.refused), **v)
+    return CameraSettings(metering.kind, tuple(size), float(fps), refused=tuple(metering.refused), readout_s=readout_s, **v)
 
 
 def open_kwargs(camera) -> dict:

@@ -87,6 +87,11 @@ class Renderer:
         self._img = self._static_img.copy()
         self._img_dirty: list[Rect] = []  # image regions of _img that differ from _static_img
 
+    @property
+    def readout_s(self) -> float:
+        """The rolling shutter's top-to-bottom readout (0: global shutter), as the camera's spec would say."""
+        return self.settings.rolling_shutter_s
+
     # ------------------------------------------------------------------ per clip
     def _noise_banks(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Two banks of seeded Gaussian noise, split into positive and negative parts for saturating uint8

@@ -71,6 +71,9 @@ def _panda_pose(camera):
 class PandaRenderer:
     """Settings in ``__init__``, one method: ``render(frame, states_at=None) -> image``."""
 
+    #: a global shutter: every row at the frame's time (``settings.rolling_shutter_s`` is not drawn here)
+    readout_s = 0.0
+
     def __init__(self, camera, profile, settings: RenderSettings = RenderSettings()):
         from panda3d.core import (Camera as PCamera, FrameBufferProperties, GraphicsOutput, GraphicsPipe, PerspectiveLens,
                                   Texture, WindowProperties)

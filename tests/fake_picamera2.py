@@ -79,6 +79,7 @@ class Picamera2:
             raise IndexError("list index out of range")
         self.camera_num = camera_num
         self.sensor_modes = copy.deepcopy(IMX708_MODES)
+        self.camera_properties = {"Model": "imx708", "PixelArraySize": (4608, 2592)}
         self.camera_controls = {"ExposureTime": (9, 112015443, 20000), "AnalogueGain": (1.0, 16.0, 1.0),
                                 "FrameDurationLimits": (8333, 112015443, 33333), "ColourGains": (0.0, 32.0, None),
                                 "AeEnable": (False, True, True), "AwbEnable": (False, True, None),

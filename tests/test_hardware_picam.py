@@ -39,6 +39,7 @@ def test_configures_a_locked_mode_and_stamps_frames_with_the_sensor_clock(cam):
     assert steps == {10000}
     assert src.fps == pytest.approx(100.0)
     assert src.info["sensor_mode"] == "1536x864/10bit" and src.warnings == []
+    assert src.info["readout_s"] == round(1 / 120.13, 6)  # the rows read within a frame at the mode's top rate
 
 
 def test_captured_frame_holds_the_buffer_only_inside_the_block(cam):
@@ -142,3 +143,13 @@ def test_public_controls_list_modes_and_limits_and_set_what_the_camera_has(cam):
             src.set_controls({"Sharpness": 1.0})
     with pytest.raises(SourceError, match="not open"):
         src.set_controls({"AnalogueGain": 1.0})
+
+
+def test_the_readout_of_a_rolling_shutter_is_a_frame_at_the_modes_top_rate_and_a_global_shutter_has_none():
+    from hardware.picam import readout_s
+
+    mode = {"size": (2304, 1296), "bit_depth": 10, "fps": 56.03}
+    assert readout_s({"Model": "imx708_wide"}, mode) == round(1 / 56.03, 6)
+    assert readout_s({"Model": "imx296"}, mode) == 0.0  # the Global Shutter Camera
+    assert readout_s({}, {"size": (640, 480), "bit_depth": 10}) is None  # a mode that does not say its rate
+

@@ -72,8 +72,10 @@ def test_setup_step_by_step_on_the_pi_camera_locks_the_exposure_and_live_reuses_
     assert "markers: found 0, 1, 2, 3 of 4; board residual" in text
     assert sorted(p.name for p in out.iterdir()) == ["calibration.json", "setup-view.png"]
     cal = check_calibration(str(out / "calibration.json"), SIZE, "novuss")
+    # the rolling shutter's readout in the 1536x864 mode the 640x360 picture is scaled from: at most a frame at
+    # its 120.13 frames/s (vision dates each sighting by its row: vision.rows)
     assert cal.camera == CameraSettings("picam", SIZE, 30.0, exposure_us=33000, analogue_gain=2.5,
-                                        colour_gains=(1.91, 1.63))
+                                        colour_gains=(1.91, 1.63), readout_s=round(1 / 120.13, 6))
     assert json.loads((out / "calibration.json").read_text())["camera"] == cal.camera.to_dict()
     assert cv2.imread(str(out / "setup-view.png")).shape == (360, 640, 3)
 
@@ -209,6 +211,18 @@ def test_camera_block_is_optional_checked_and_only_used_for_the_same_kind_of_cam
     data["camera"]["colour_gains"] = [2.0]
     path.write_text(json.dumps(data))
     with pytest.raises(CalibrationError, match=r"cal\.json: camera\.colour_gains must be \[red, blue\] or null"):
+        load_calibration(path)
+    data["camera"]["colour_gains"], data["camera"]["readout_s"] = [2.0, 1.5], 0.012
+    path.write_text(json.dumps(data))
+    assert load_calibration(path).camera == dataclasses.replace(locked, readout_s=0.012)
+    data["camera"]["readout_s"] = 0.021  # longer than a frame at 50 frames/s (20 ms): no sensor reads so slowly
+    path.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match=r"cal\.json: camera\.readout_s must be at most a frame \(0\.02 s at 50 "
+                                               r"frames/s\), got 0\.021$"):
+        load_calibration(path)
+    data["camera"]["readout_s"] = -0.01
+    path.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match=r"camera\.readout_s must be a non-negative number, got -0\.01"):
         load_calibration(path)
 
 

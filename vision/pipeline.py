@@ -19,6 +19,7 @@ from rules.game import piece_key
 from rules.hints import Hints
 
 from .board import Surface
+from .rows import RowClock
 from .segmenter import ShotSegmenter
 from .shot import ShotAssembler, VisionShot
 from .tracker import Tracker
@@ -54,7 +55,8 @@ class Pipeline:
 
     def __init__(self, profile, detector=None, tracker: Tracker | None = None, segmenter: ShotSegmenter | None = None,
                  assembler: ShotAssembler | None = None, preroll_s: float = 0.5, calibration_rms_mm: float = 0.5,
-                 repeat_max_s: float = 0.1):
+                 repeat_max_s: float = 0.1, rows: RowClock | None = None):
+        """``rows``: the camera's rolling shutter (each sighting dated by its row); None: a global shutter."""
         self.profile = profile
         self.spec = profile.spec
         self.surface = Surface.from_profile(profile)
@@ -63,6 +65,7 @@ class Pipeline:
         self.segmenter = segmenter or ShotSegmenter(profile.game, surface=self.surface)
         self.assembler = assembler or ShotAssembler(profile, calibration_rms_mm=calibration_rms_mm)
         self.preroll_s = preroll_s
+        self.rows = rows
         self.shots: list[VisionShot] = []
         self.player: str | None = None
         self._pending = None
@@ -170,7 +173,7 @@ class Pipeline:
     def _track(self, dets: Detections) -> VisionShot | None:
         t = time.perf_counter()
         try:
-            return self._step(dets)
+            return self._step(dets if self.rows is None else self.rows(dets))
         finally:
             self.timings["track+events"] += time.perf_counter() - t
 

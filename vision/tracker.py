@@ -340,11 +340,14 @@ class Tracker:
     # -- internals -----------------------------------------------------------------------------
     def _observe(self, l: _Live, d: Detection, dets: Detections) -> None:
         z = np.asarray(d.centre_mm, float)
-        l.pos, l.vel = self.motion.update(l.pos, l.vel, z, dets.t_s - l.t_obs_s)
+        t = _seen_at(d, dets.t_s)  # its row's time (``vision.rows``): after its last sighting, whatever the rows
+        if d.row_after_s and t <= l.t_obs_s:
+            t = l.t_obs_s + 1e-4
+        l.pos, l.vel = self.motion.update(l.pos, l.vel, z, t - l.t_obs_s)
         l.pos = z  # the record keeps what was measured; fitting happens in events
-        l.t_obs_s, l.frame_obs, l.misses, l.hidden_s, l.hidden_by = dets.t_s, dets.frame, 0, 0.0, None
+        l.t_obs_s, l.frame_obs, l.misses, l.hidden_s, l.hidden_by = t, dets.frame, 0, 0.0, None
         l.hand_at_pit, l.open_since_s, l.stirred_s = False, None, None
-        l.states.append(TrackState(l.piece, dets.frame, dets.t_s, (float(z[0]), float(z[1])),
+        l.states.append(TrackState(l.piece, dets.frame, t, (float(z[0]), float(z[1])),
                                    (float(l.vel[0]), float(l.vel[1])), True))
 
     def _stir(self, unseen: list[_Live], lives: list[_Live], before: list[np.ndarray], preds: list[np.ndarray],
@@ -551,11 +554,10 @@ class Tracker:
                     continue
                 if piece is not None:
                     self._gone.pop(piece, None)
-                    live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, dets.t_s)
-                    live.t_obs_s = dets.t_s
+                    live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, _seen_at(d, dets.t_s))
                     # the frames that earned it its name are its first sightings (a marble coming into view
                     # fast may meet another in them)
-                    live.states[:0] = [TrackState(piece, e.frame, e.t_s, e.centre_mm) for e in tent.earlier]
+                    live.states[:0] = [TrackState(piece, e.frame, _seen_at(e), e.centre_mm) for e in tent.earlier]
                     named.append(d.named(piece))
                     continue
             survivors.append(tent)
@@ -645,15 +647,15 @@ class Tracker:
         old = self._live.pop(piece, None) or self._gone.pop(piece, None)
         self._roster.take(piece)
         if old is None:
-            live = self._add(piece, xy, d.frame, dets.t_s)
+            live = self._add(piece, xy, d.frame, _seen_at(d, dets.t_s))
         else:
             live = old
             live.left = live.left_t_s = live.left_where = live.left_frame = None
             live.pos, live.vel, live.misses, live.hidden_s, live.hidden_by = xy, np.zeros(2), 0, 0.0, None
-            live.states += [TrackState(piece, e.frame, e.t_s, e.centre_mm) for e in earlier]
-            live.states.append(TrackState(piece, d.frame, dets.t_s, (float(xy[0]), float(xy[1]))))
+            live.states += [TrackState(piece, e.frame, _seen_at(e), e.centre_mm) for e in earlier]
+            live.states.append(TrackState(piece, d.frame, _seen_at(d, dets.t_s), (float(xy[0]), float(xy[1]))))
             self._live[piece] = live
-        live.t_obs_s, live.frame_obs = dets.t_s, d.frame
+        live.t_obs_s, live.frame_obs = _seen_at(d, dets.t_s), d.frame
 
     def _spare_for(self, d: Detection, first: Detection | None = None) -> str | None:
         return self._roster.spare_id(d, first, self._live, self.off_view_reach_mm)
@@ -684,3 +686,8 @@ def _penetration(p0, p1, q0, q1, reach: float) -> float:
     start = float(np.hypot(*d0))
     limit = min(reach, start) * 0.9
     return max(0.0, limit - closest)
+
+
+def _seen_at(d: Detection, t_s: float | None = None) -> float:
+    """When ``d`` was seen: its frame's time (``t_s``, else its own stamp) plus its row's delay (``vision.rows``)."""
+    return (d.t_s if t_s is None else t_s) + d.row_after_s

@@ -43,6 +43,10 @@ class Detection:
     t_s: float = 0.0
     piece: str | None = None
     outline_mm: tuple[tuple[float, float], ...] = ()
+    #: when its row was read, after the frame's time (``t_s``, the middle row's): a rolling shutter reads
+    #: the rows one after another, so a piece low in the picture is seen later than one high in it
+    #: (``vision.rows``); 0 for a global shutter
+    row_after_s: float = 0.0
 
     def __post_init__(self):
         if self.kind not in KINDS:
