@@ -147,16 +147,17 @@ def _new_rest():
 
 
 # -- one cell of the table -------------------------------------------------------------------------------
-def run_cell(stratum: str, game: str, fps: int, profile, episodes) -> dict:
+def run_cell(stratum: str, game: str, fps: int, profile, episodes, row_times: bool = True) -> dict:
     """Every clip of ``game`` in ``stratum`` at ``fps``: the merged ``bench.scoring`` statistics and the
-    pieces at rest (per clip and piece)."""
+    pieces at rest (per clip and piece); ``row_times``: see ``scoring.run_clip``."""
     stats, rest_all = [], {}
     t = time.perf_counter()
     for j, (name, ep) in enumerate(episodes):
         st = look(stratum, j + 1, codec_fps=float(fps))
         rest = _new_rest()
         s = scoring.new_stats()
-        scoring.run_clip(profile, ep, fps, "classical", 1, s, settings=st, on_frame=Probe(profile, ep, fps, st, rest))
+        scoring.run_clip(profile, ep, fps, "classical", 1, s, settings=st, on_frame=Probe(profile, ep, fps, st, rest),
+                           row_times=row_times)
         stats.append(s)
         for pid, r in rest.items():
             rest_all[(name, pid)] = r
@@ -174,20 +175,23 @@ def row(stratum: str, game: str, fps: int, cell: dict) -> dict:
     misnamed = sum(r["misnamed"] for r in rest)
     pct = lambda a, b: 100.0 * a / b if b else float("nan")  # noqa: E731
     return {"stratum": stratum, "game": game, "fps": fps, "shots": s["shots"], "same": pct(sum(st["rulings"]), n),
-            "flagged": pct(st["rulings_flagged"], n), "silent": pct(st["rulings_wrong_silent"], n),
+            "flagged": pct(st["rulings_flagged"], n), "undue": pct(st["rulings_flagged_undue"], n), "silent": pct(st["rulings_wrong_silent"], n),
             "seg": s["segmentation_errors"], "rest_recall": pct(n_rest - missed, n_rest), "misnamed": pct(misnamed, n_rest),
-            "rest_n": n_rest, "fc": tuple(int(v) for v in fc), "seconds": cell["seconds"]}
+            "rest_n": n_rest, "fc": tuple(int(v) for v in fc), "t_err": (s["t_err_med_ms"], s["t_err_p95_ms"]),
+            "seconds": cell["seconds"]}
 
 
 def table(rows) -> str:
-    head = ("stratum", "game", "fps", "shots", "same %", "flagged % (right or wrong)", "silent wrong %", "seg err", "rest recall %",
-            "rest misnamed %", "1st contact ok/flag/wrong", "s")
+    head = ("stratum", "game", "fps", "shots", "same %", "flagged % (right or wrong)", "right, flagged, none due %",
+            "silent wrong %", "seg err", "rest recall %",
+            "rest misnamed %", "1st contact ok/flag/wrong", "contact+cushion time err ms median/p95", "s")
     lines = ["classical detector by stratum (rulings in % of shots judged; pieces at rest: piece-frames)", " | ".join(head)]
     for r in rows:
         lines.append(" | ".join([r["stratum"], r["game"], str(r["fps"]), str(r["shots"]), f"{r['same']:.0f}",
-                                 f"{r['flagged']:.0f}", f"{r['silent']:.0f}", str(r["seg"]),
+                                 f"{r['flagged']:.0f}", f"{r['undue']:.0f}", f"{r['silent']:.0f}", str(r["seg"]),
                                  f"{r['rest_recall']:.1f} of {r['rest_n']}", f"{r['misnamed']:.1f}",
-                                 "{}/{}/{}".format(*r["fc"]), f"{r['seconds']:.0f}"]))
+                                 "{}/{}/{}".format(*r["fc"]), "{:.1f}/{:.1f}".format(*r["t_err"]),
+                                 f"{r['seconds']:.0f}"]))
     return "\n".join(lines)
 
 
@@ -216,6 +220,11 @@ def failure_notes(stratum: str, game: str, fps: int, cell: dict, share: float = 
     return out
 
 
+def _rolling(stratum: str, fps: int) -> bool:
+    """Whether any clip of ``stratum`` is filmed with a rolling shutter."""
+    return any(look(stratum, j + 1, codec_fps=float(fps)).rolling_shutter_s > 0 for j in range(20))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK['novuss'] + QUICK['cvrnkana'])}")
@@ -224,6 +233,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fps", default="30,60")
     ap.add_argument("--notes", action="store_true", help="the failure map after the table")
     ap.add_argument("--out", help="also write what is printed to this file")
+    ap.add_argument("--frame-times", action="store_true",
+                    help="also run each rolling-shutter cell with every sighting at its frame's time (the baseline "
+                         "before vision dated sightings by their row), as a row of its own")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     chosen = [s.strip() for s in args.stratum.split(",")] if args.stratum else list(STRATA)
@@ -242,12 +254,14 @@ def main(argv=None) -> int:
         for game in games:
             if not applies(stratum, profiles[game]):
                 continue
-            for fps in rates:
-                cell = run_cell(stratum, game, fps, profiles[game], episodes[game])
-                r = row(stratum, game, fps, cell)
+            for fps, row_times in [(f, rt) for f in rates for rt in (True, False)
+                                   if rt or (args.frame_times and _rolling(stratum, f))]:
+                cell = run_cell(stratum, game, fps, profiles[game], episodes[game], row_times)
+                label = stratum if row_times else f"{stratum} (frame times)"
+                r = row(label, game, fps, cell)
                 rows.append(r)
-                notes += failure_notes(stratum, game, fps, cell)
-                print(f"# {stratum} {game} {fps} fps: {r['seconds']:.0f} s, same {r['same']:.0f} %, rest recall "
+                notes += failure_notes(label, game, fps, cell)
+                print(f"# {label} {game} {fps} fps: {r['seconds']:.0f} s, same {r['same']:.0f} %, rest recall "
                       f"{r['rest_recall']:.1f} %", file=sys.stderr, flush=True)
     text = table(rows) + f"\n(total {time.perf_counter() - t0:.0f} s)"
     if args.notes:

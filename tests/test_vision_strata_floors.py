@@ -109,3 +109,14 @@ def test_a_seam_between_two_touching_pawns_seeds_no_shot_at_the_clips_start():
     s = _clip("compressed-2mbit", "novuss", "opening", 30)
     assert not any("invented" in n for n in s["ruling_notes"]), s["ruling_notes"]
     assert s["rulings_wrong_silent"] == 0 and len(s["rulings"]) == 1
+
+
+@pytest.mark.parametrize("stratum,name,undue", [
+    ("base", "own-opponent-0.5ms", 0),  # own and opponent touched 0.5 ms apart: no camera can order them
+    ("base", "bat-zone-close", 0),  # the bat 0.2 mm clear of its zone's line, inside the record's stated error
+    ("everything", "opening", 1),  # right, but asks after B3 and the bat's rebound, which a clear picture shows
+])
+def test_a_right_call_is_flagged_and_the_bench_tells_a_due_flag_from_one_that_tells_the_referee_nothing(stratum, name, undue):
+    s = _clip(stratum, "novuss", name, 30)
+    assert s["rulings"] == [True] and s["rulings_flagged"] == 1
+    assert s["rulings_flagged_undue"] == undue, s["flag_notes"]
