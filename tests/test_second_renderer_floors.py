@@ -118,5 +118,7 @@ def test_a_pawn_struck_over_the_cushion_between_two_frames_is_called_off_the_boa
     st = new_stats()
     (rec,) = run_clip(profile, SCENARIOS["opponent-off-direct"][0](profile, 1), fps, "classical", 1, st,
                       renderer_factory=PandaRenderer)
-    assert st["ruling_notes"] == [] and st["rulings"] == [True] and st["rulings_flagged"] == 0
+    # the flag notes in the message: once in a full run (concurrent benches, not reproduced alone) the call was
+    # right but flagged at 30 fps; say why if it happens again
+    assert st["ruling_notes"] == [] and st["rulings"] == [True] and st["rulings_flagged"] == 0, st["flag_notes"]
     assert [(e["kind"], e["piece"], e["side"]) for e in rec["events"] if e["kind"] == "off"] == [("off", "B1", "N")]
