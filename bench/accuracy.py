@@ -29,7 +29,8 @@ to the true game state before the shot (calls that only ask for review do not co
 rulings — a review call, or vision's own review items on the record, which the judge shows beside the
 call — are listed apart, and so are silently wrong ones; in brackets, the right calls flagged where no
 flag was due: the truth was not beyond the camera, i.e. not an own/opponent first contact under 2 ms
-apart nor a bat within the record's stated position error of its zone line).
+apart nor a bat within the record's stated position error of its zone line). The share of rulings the same
+is also given, in brackets, over the shots whose truth the camera can tell (those where no flag is due).
 A shot the pipeline missed, split or invented counts as a wrong ruling. Before a record is judged on the
 true state, its pieces are renamed within each player by where they stood at the start
 (``vision_clips.same_player_names``; a marble rolling in from an unknown place outside the view takes the
@@ -70,7 +71,7 @@ from bench.scoring import notes as clip_notes  # noqa: E402
 def table(rows, detector: str) -> str:
     head = ("fps", "clips", "shots", "det rec%", "det prec%", "pos RMS", "id sw/shot", "seg err", "ev rec%",
             "ev prec%", "t err ms med/p95", "within 2 t_err % contact/cushion") + tuple(f"1st {n} ok/flag/wrong" for _, _, n in GAP_BINS) + \
-        ("rulings same%", "judge fold same%", "flagged (right, none due)", "silent wrong", "cvr same% all in view / some out of view",
+        ("rulings same% (where the camera can tell)", "judge fold same%", "flagged (right, none due)", "silent wrong", "cvr same% all in view / some out of view",
          "referee entries")
     lines = [f"vision accuracy, {detector} detector (positions mm, times ms; first contact: counts of shots)",
              " | ".join(head)]
@@ -80,7 +81,7 @@ def table(rows, detector: str) -> str:
                  f"{s['pos_rms_mm']:.2f}", f"{s['id_switch_per_shot']:.3f}", f"{s['segmentation_errors']}",
                  f"{s['ev_recall']:.1f}", f"{s['ev_precision']:.1f}", f"{s['t_err_med_ms']:.2f}/{s['t_err_p95_ms']:.2f}", f"{s['t_cover_contact']:.1f}/{s['t_cover_cushion']:.1f}"]
         cells += ["{}/{}/{}".format(*s[f"fc_{n}"]) for _, _, n in GAP_BINS]
-        cells += [f"{s['rulings_same']:.1f} of {s['rulings_n']}", f"{s['rulings_fold']:.1f}", f"{s['rulings_flagged']} ({s['rulings_flagged_undue']})",
+        cells += [f"{s['rulings_same']:.1f} of {s['rulings_n']} ({s['rulings_decidable_same']:.1f} of {s['rulings_decidable_n']})", f"{s['rulings_fold']:.1f}", f"{s['rulings_flagged']} ({s['rulings_flagged_undue']})",
                   f"{s['rulings_wrong_silent']}"]
         iv, lv = s["rulings_in_view"], s["rulings_left_view"]
         cells.append(f"{iv[0]:.1f} of {iv[1]} / {lv[0]:.1f} of {lv[1]}" if iv[1] + lv[1] else "-")

@@ -68,7 +68,7 @@ def clips(quick: bool, gap_seeds: int):
 def new_stats() -> dict:
     stats = defaultdict(int)
     for key in ("t_err_ms", "t_err_first_ms", "t_cover_contact", "t_cover_cushion", "pos_err", "rulings", "ruling_notes",
-                "flag_notes", "rulings_view", "rulings_fold", "calls", "vs_exact_parts"):
+                "flag_notes", "rulings_decidable", "rulings_view", "rulings_fold", "calls", "vs_exact_parts"):
         stats[key] = []
     stats["fc"] = defaultdict(list)
     return stats
@@ -289,9 +289,12 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> tuple:
     _, r_true = plain.apply(state, parse_record(dict(truth)))
     try:
         shot = parse_record(rec)
-        _, r_got = plain.told(shot).apply(state, shot)
+        told = plain.told(shot)
+        _, r_got = told.apply(state, shot)
     except Exception as exc:  # a record the engine refuses is a wrong ruling (the judge hands it to the referee)
         stats["rulings"].append(False)
+        if not _flag_due(plain, truth):
+            stats["rulings_decidable"].append(False)
         stats["rulings_refused"] += 1
         stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} refused: {str(exc)[:90]}")
         return ("refused", None, True)
@@ -305,7 +308,10 @@ def _ruling(profile, ep, i, truth, rec, state, stats) -> tuple:
     if not profile.spec.sees_whole_field:
         stats["rulings_view"].append((_left_view(profile, truth), same))
     stats["rulings_flagged"] += flagged
-    stats["rulings_flagged_undue"] += flagged and same and not _flag_due(plain.told(shot), truth)
+    due = _flag_due(told, truth)
+    stats["rulings_flagged_undue"] += flagged and same and not due
+    if not due:  # the rulings the camera can decide: the truth not beyond it
+        stats["rulings_decidable"].append(same)
     if not same:
         stats["rulings_wrong_flagged" if flagged else "rulings_wrong_silent"] += 1
         stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {codes(r_true)} -> {codes(r_got)}"
@@ -446,6 +452,8 @@ def summary(stats) -> dict:
         "t_cover_contact": pct(sum(stats["t_cover_contact"]), len(stats["t_cover_contact"])),
         "t_cover_cushion": pct(sum(stats["t_cover_cushion"]), len(stats["t_cover_cushion"])),
         "rulings_same": pct(sum(stats["rulings"]), len(stats["rulings"])), "rulings_n": len(stats["rulings"]),
+        "rulings_decidable_same": pct(sum(stats["rulings_decidable"]), len(stats["rulings_decidable"])),
+        "rulings_decidable_n": len(stats["rulings_decidable"]),
         "rulings_fold": pct(sum(stats["rulings_fold"]), len(stats["rulings_fold"])),
         "rulings_flagged": stats["rulings_flagged"], "rulings_flagged_undue": stats["rulings_flagged_undue"],
         "referee_entries": stats["referee_entries"], "rulings_wrong_silent": stats["rulings_wrong_silent"],

@@ -175,6 +175,7 @@ def row(stratum: str, game: str, fps: int, cell: dict) -> dict:
     misnamed = sum(r["misnamed"] for r in rest)
     pct = lambda a, b: 100.0 * a / b if b else float("nan")  # noqa: E731
     return {"stratum": stratum, "game": game, "fps": fps, "shots": s["shots"], "same": pct(sum(st["rulings"]), n),
+            "decidable": (s["rulings_decidable_same"], s["rulings_decidable_n"]),
             "flagged": pct(st["rulings_flagged"], n), "undue": pct(st["rulings_flagged_undue"], n), "silent": pct(st["rulings_wrong_silent"], n),
             "seg": s["segmentation_errors"], "rest_recall": pct(n_rest - missed, n_rest), "misnamed": pct(misnamed, n_rest),
             "rest_n": n_rest, "fc": tuple(int(v) for v in fc), "t_err": (s["t_err_med_ms"], s["t_err_p95_ms"]),
@@ -182,12 +183,13 @@ def row(stratum: str, game: str, fps: int, cell: dict) -> dict:
 
 
 def table(rows) -> str:
-    head = ("stratum", "game", "fps", "shots", "same %", "flagged % (right or wrong)", "right, flagged, none due %",
+    head = ("stratum", "game", "fps", "shots", "same %", "same % where the camera can tell", "flagged % (right or wrong)", "right, flagged, none due %",
             "silent wrong %", "seg err", "rest recall %",
             "rest misnamed %", "1st contact ok/flag/wrong", "contact+cushion time err ms median/p95", "s")
     lines = ["classical detector by stratum (rulings in % of shots judged; pieces at rest: piece-frames)", " | ".join(head)]
     for r in rows:
         lines.append(" | ".join([r["stratum"], r["game"], str(r["fps"]), str(r["shots"]), f"{r['same']:.0f}",
+                                 "{:.0f} of {}".format(*r["decidable"]),
                                  f"{r['flagged']:.0f}", f"{r['undue']:.0f}", f"{r['silent']:.0f}", str(r["seg"]),
                                  f"{r['rest_recall']:.1f} of {r['rest_n']}", f"{r['misnamed']:.1f}",
                                  "{}/{}/{}".format(*r["fc"]), "{:.1f}/{:.1f}".format(*r["t_err"]),

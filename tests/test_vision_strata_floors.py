@@ -120,3 +120,4 @@ def test_a_right_call_is_flagged_and_the_bench_tells_a_due_flag_from_one_that_te
     s = _clip(stratum, "novuss", name, 30)
     assert s["rulings"] == [True] and s["rulings_flagged"] == 1
     assert s["rulings_flagged_undue"] == undue, s["flag_notes"]
+    assert s["rulings_decidable"] == [True] * undue  # a shot beyond the camera is left out of "where it can tell"
