@@ -85,10 +85,11 @@ class Motion:
         near = [(max(a - t, t - b, 0.0), k) for k, a, b in self.changes() if a - dt < t < b + dt]
         return min(near)[1] if near else None
 
-    def change_in(self, ta: float, tb: float) -> int | None:
-        """The change interval overlapping [ta, tb], if any."""
+    def change_in(self, ta: float, tb: float, slack_s: float = 0.0) -> int | None:
+        """The change interval overlapping [ta, tb], if any; ``slack_s``: how far apart two pieces' sightings
+        in one frame may be dated (their rows' delays, ``vision.rows``)."""
         for k, a, b in self.changes():
-            if a < tb + 1e-9 and b > ta - 1e-9:
+            if a < tb + 1e-9 + slack_s and b > ta - 1e-9 - slack_s:
                 return k
         return None
 
@@ -177,6 +178,7 @@ class EventExtractor:
         self.min_speed_mm_s = min_speed_mm_s
         self.exposure_s = exposure_s
         self.used_stamp_s = 0.0  # the frame-time scatter of the shot last extracted (``motions``)
+        self.row_spread_s = 0.0  # how far apart its sightings of one frame are dated (their rows: ``vision.rows``)
         self.clock = SteadyClock()
         self.used_clock_s = 0.0  # how far the fitted frame clock of that shot may be off (0: the stamps stood)
 
@@ -197,12 +199,18 @@ class EventExtractor:
     def motions(self, tracks: Mapping[str, Track]) -> dict[str, Motion]:
         sigma = self.sigma_mm if self.sigma_mm is not None else estimate_sigma(tracks)
         arrays = {p: tr.arrays()[:2] for p, tr in tracks.items() if tr.observed()}
-        stamp = self._stamp_sigma([t for t, _ in arrays.values()])  # a moving line is not cut by its stamps
+        # the frames' own stamps, without each sighting's row delay (``vision.rows``): what a stream scatters
+        rows = {p: tracks[p].rows() for p in arrays}
+        stamped = {p: (t - rows[p], xy) for p, (t, xy) in arrays.items()}
+        delays = np.concatenate([r for r in rows.values()] + [np.zeros(1)])
+        self.row_spread_s = float(delays.max() - delays.min())
+        stamp = self._stamp_sigma([t for t, _ in stamped.values()])  # a moving line is not cut by its stamps
         self.used_clock_s = 0.0
         if stamp > 0.0:  # stamps that scatter: the capture times may be the steady clock behind them
-            steady = retime(arrays, self.clock, self.min_speed_mm_s)
+            steady = retime(stamped, self.clock, self.min_speed_mm_s)
             if steady is not None:  # smooth times: what is left is the clock's own error, shared by all
-                arrays, self.used_clock_s, stamp = steady[0], steady[1], 0.0
+                arrays = {p: (t + rows[p], xy) for p, (t, xy) in steady[0].items()}
+                self.used_clock_s, stamp = steady[1], 0.0
         decel = self.decel_mm_s2
         if decel is None:
             rough = [split_track(t, xy, sigma, stamp_s=stamp) for t, xy in arrays.values()]
@@ -261,7 +269,7 @@ class EventExtractor:
                         continue
                     if q.t[-1] < ta - 2 * dt:
                         continue
-                    kq = q.change_in(ta, tb)
+                    kq = q.change_in(ta, tb, self.row_spread_s)
                     lo, hi = ta, tb
                     if kq is not None:
                         _, qa, qb = q.changes()[kq]

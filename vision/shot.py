@@ -87,9 +87,9 @@ class ShotAssembler:
             if p in entered:
                 if p in self.off_view:  # it lay outside the view: the game state knows where
                     before[p] = tuple(float(v) for v in self.off_view[p])
-            elif first.t_first <= t0 + 1e-9 and first.rest:
+            elif _first_stamp(m) <= t0 + 1e-9 and first.rest:
                 before[p] = tuple(float(v) for v in first.p)
-            elif first.t_first <= t0 + 1e-9:
+            elif _first_stamp(m) <= t0 + 1e-9:
                 before[p] = tuple(float(v) for v in m.xy[0])
             if p not in gone and m.track.left is None:
                 after[p] = tuple(float(v) for v in (last.p if last.rest else m.xy[-1]))
@@ -530,3 +530,11 @@ def _in_shot(e: Event, t0: float, t1: float) -> Event:
     """The event as the shot carries it: its time to 0.1 µs within the shot's span, its uncertainty to 0.1 µs."""
     return replace(e, t=min(max(round(e.t, 7), t0), t1), t_err=round(max(e.t_err, 0.0), 7),
                    confidence=round(max(0.0, e.confidence), 4))
+
+
+def _first_stamp(m) -> float:
+    """When ``m``'s first stretch was first seen, by its frame's stamp (without its row's delay, ``vision.rows``):
+    a piece in the shot's first frame was there at its start whatever its row."""
+    first, rows = m.fits[0], m.track.rows()
+    return first.t_first - (float(rows[first.i0]) if 0 <= first.i0 < len(rows) else 0.0)
+

@@ -185,10 +185,12 @@ class Tracker:
         self._roster.spares = [p for p in spares if p not in self._live]
         self._t_s = t_s
 
-    def _add(self, piece: str, xy: np.ndarray, frame: int, t_s: float, observed: bool = True) -> _Live:
+    def _add(self, piece: str, xy: np.ndarray, frame: int, t_s: float, observed: bool = True,
+             row_after_s: float = 0.0) -> _Live:
         kind, owner = piece_kind(self._game, piece)
         live = _Live(piece, kind, owner, self.surface.radius(kind), xy.astype(float), np.zeros(2), t_s, frame)
-        live.states.append(TrackState(piece, frame, t_s, (float(xy[0]), float(xy[1])), (0.0, 0.0), observed))
+        live.states.append(TrackState(piece, frame, t_s, (float(xy[0]), float(xy[1])), (0.0, 0.0), observed,
+                                      row_after_s=row_after_s))
         self._live[piece] = live
         return live
 
@@ -348,7 +350,7 @@ class Tracker:
         l.t_obs_s, l.frame_obs, l.misses, l.hidden_s, l.hidden_by = t, dets.frame, 0, 0.0, None
         l.hand_at_pit, l.open_since_s, l.stirred_s = False, None, None
         l.states.append(TrackState(l.piece, dets.frame, t, (float(z[0]), float(z[1])),
-                                   (float(l.vel[0]), float(l.vel[1])), True))
+                                   (float(l.vel[0]), float(l.vel[1])), True, row_after_s=t - dets.t_s))
 
     def _stir(self, unseen: list[_Live], lives: list[_Live], before: list[np.ndarray], preds: list[np.ndarray],
               prev_t: float) -> None:
@@ -554,10 +556,12 @@ class Tracker:
                     continue
                 if piece is not None:
                     self._gone.pop(piece, None)
-                    live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, _seen_at(d, dets.t_s))
+                    live = self._add(piece, np.asarray(d.centre_mm, float), d.frame, _seen_at(d, dets.t_s),
+                                     row_after_s=d.row_after_s)
                     # the frames that earned it its name are its first sightings (a marble coming into view
                     # fast may meet another in them)
-                    live.states[:0] = [TrackState(piece, e.frame, _seen_at(e), e.centre_mm) for e in tent.earlier]
+                    live.states[:0] = [TrackState(piece, e.frame, _seen_at(e), e.centre_mm, row_after_s=e.row_after_s)
+                                       for e in tent.earlier]
                     named.append(d.named(piece))
                     continue
             survivors.append(tent)
@@ -647,13 +651,15 @@ class Tracker:
         old = self._live.pop(piece, None) or self._gone.pop(piece, None)
         self._roster.take(piece)
         if old is None:
-            live = self._add(piece, xy, d.frame, _seen_at(d, dets.t_s))
+            live = self._add(piece, xy, d.frame, _seen_at(d, dets.t_s), row_after_s=d.row_after_s)
         else:
             live = old
             live.left = live.left_t_s = live.left_where = live.left_frame = None
             live.pos, live.vel, live.misses, live.hidden_s, live.hidden_by = xy, np.zeros(2), 0, 0.0, None
-            live.states += [TrackState(piece, e.frame, _seen_at(e), e.centre_mm) for e in earlier]
-            live.states.append(TrackState(piece, d.frame, _seen_at(d, dets.t_s), (float(xy[0]), float(xy[1]))))
+            live.states += [TrackState(piece, e.frame, _seen_at(e), e.centre_mm, row_after_s=e.row_after_s)
+                            for e in earlier]
+            live.states.append(TrackState(piece, d.frame, _seen_at(d, dets.t_s), (float(xy[0]), float(xy[1])),
+                                          row_after_s=d.row_after_s))
             self._live[piece] = live
         live.t_obs_s, live.frame_obs = _seen_at(d, dets.t_s), d.frame
 

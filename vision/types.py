@@ -175,6 +175,9 @@ class TrackState:
     velocity_mm_s: tuple[float, float] = (0.0, 0.0)
     observed: bool = True
     occluded: str | None = None
+    #: the share of ``t_s`` that is its row's delay (``Detection.row_after_s``): ``t_s - row_after_s`` is the
+    #: frame's own stamp, which is what a stream's clock scatters (``vision.clock``)
+    row_after_s: float = 0.0
 
     @property
     def speed_mm_s(self) -> float:
@@ -203,6 +206,10 @@ class Track:
 
     def observed(self) -> list[TrackState]:
         return [s for s in self.states if s.observed]
+
+    def rows(self) -> np.ndarray:
+        """The row delays (``TrackState.row_after_s``) of the observed states, in the order of ``arrays``."""
+        return np.array([s.row_after_s for s in self.observed()], float)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(t_s, xy_mm, frame) of the observed states, as arrays for fitting."""
