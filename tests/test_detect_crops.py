@@ -289,7 +289,7 @@ def test_the_judges_learned_path_runs_crops_or_says_it_cannot(tmp_path, capsys):
     profile = default_profile("novuss")
     cam = make_camera(profile, 1280, 720, RenderSettings())
     plane = PlaneMap((cam.width, cam.height), cam.K, np.array(cam.dist), np.linalg.inv(cam.board_to_undistorted()))
-    cal = SimpleNamespace(plane=plane, profile=profile, piece_appearance=lambda: None)
+    cal = SimpleNamespace(plane=plane, profile=profile, piece_appearance=lambda: None, camera=None)
     vision = make_vision(cal, [], detector="learned", fallback=False)
     assert isinstance(vision.detector, CroppedDetector) and capsys.readouterr().err == ""
     alone = tmp_path / "alone.onnx"
