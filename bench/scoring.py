@@ -218,6 +218,7 @@ def _score_shots(profile, ep, truths, records, stats, fold: dict) -> None:
         if i is None:
             stats["seg_extra"] += 1
             stats["rulings"].append(False)  # an invented shot would be refereed
+            stats["rulings_decidable"].append(False)
             stats["rulings_fold"].append(False)
             stats["ruling_notes"].append(f"{ep.scenario}: invented shot at {rec['t0']:.2f}s")
             stats["calls"].append((rec["t0"], "invented", None, _asks(rec)))
@@ -231,6 +232,8 @@ def _score_shots(profile, ep, truths, records, stats, fold: dict) -> None:
         if len(got) != 1:
             stats["seg_missed" if not got else "seg_split"] += 1
             stats["rulings"].append(False)
+            if not _flag_due(engine_for(profile.game, profile.geometry), truth):  # a shot missed is one not told
+                stats["rulings_decidable"].append(False)
             stats["ruling_notes"].append(f"{ep.scenario}: shot {i + 1} {'missed' if not got else 'split'}")
             stats["calls"] += [(r["t0"], "split", None, _asks(r)) for r in got]
             stats["ev_true"] += len(truth["events"])
