@@ -34,7 +34,7 @@ def review_queue(match, evidence: Evidence | None = None) -> list[dict[str, Any]
     lang = match.lang
     for shot_no, record, ruling in shots:
         rd = ruling.to_dict(lang)
-        reasons = review_reasons(rd, [dict(i) for i in record.review])
+        reasons = review_reasons(rd, [dict(i) for i in record.review], match.unsettled.get((game_no, shot_no), ()))
         if not reasons or (game_no, shot_no) in acted:
             continue
         decisions = [{"code": DECIDES[c["code"]], "value": v, "label": _(DECISION_LABELS.get((DECIDES[c["code"]], v), v))}

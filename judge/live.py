@@ -367,7 +367,7 @@ class ConsoleAnnouncer:
             head = "[bold]" + escape(_("game {game_no} shot {shot_no}").format(
                 game_no=event['game_no'], shot_no=event['shot_no'])) \
                 + "[/bold] " + escape(_("player {player}").format(player=ruling.get('player')))
-            reasons = review_reasons(ruling, event.get("vision_review"))
+            reasons = review_reasons(ruling, event.get("vision_review"), event.get("unsettled", ()))
             if reasons:
                 head += " [bold red]— " + escape(_("REVIEW:")) + "[/] [red]" + escape("; ".join(reasons)) + "[/]"
             self.console.print(head)
@@ -391,13 +391,16 @@ class ConsoleAnnouncer:
             self.console.print(f"[{style}]{escape(event['text'])}[/]", markup=True)
 
 
-def review_reasons(ruling, vision_items=None) -> list[str]:
+def review_reasons(ruling, vision_items=None, unsettled=()) -> list[str]:
     """Why the referee should look at a call, one phrase each: the calls flagged for review (text and
-    clause), what vision flagged in the record (``meta.review`` items), or the ruling's own flag."""
-    from .review import vision_review
+    clause), what vision flagged in the record (``meta.review`` items), the refused shots still open when
+    it was judged (``unsettled``, review numbers: ``Step.unsettled``), or the ruling's own flag."""
+    from .review import unsettled_line, vision_review
 
     out = [f"{c.get('text') or c['code']} ({c['clause']})" for c in ruling.get("calls", []) if c.get("review")]
     out += [_("vision: {line}").format(line=line) for line in vision_review({"meta": {"review": vision_items or []}})]
+    if unsettled:
+        out.append(unsettled_line(unsettled))
     if not out and ruling.get("review"):
         out.append(_("the rules flag this shot for the referee"))
     return out

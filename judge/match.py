@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from rules.game import game_class
 from rules.hints import Hints
@@ -96,8 +96,11 @@ class Match:
         none)."""
         self.game_no = resume.game_no
         self.shot_nos = [s.shot_no for s in resume.shots]
+        before = unsettled_before(resume)
         self.state, self.records, self.rulings = fold_game(self.engine, self.referee, resume, self.game_no, resume.records,
-                                                            self.shot_nos)
+                                                            self.shot_nos, before)
+        # (game, shot) -> the refused shots still open when it was judged: its ruling is flagged for them
+        self.unsettled = {(self.game_no, n): u for n, u in zip(self.shot_nos, before) if u}
         self.hints = self.engine.hints(self.state, self.rulings[-1] if self.rulings else None)
         self.finished = finished_games(self.engine, self.referee, resume)
         self.consumed = dict(resume.consumed)
@@ -153,7 +156,7 @@ class Match:
             if position and not position.get("live"):
                 name = str(position["source"])
                 self.consumed[name] = max(self.consumed.get(name, -1), int(position["end_index"]))
-            step = self.referee.step(self.state, record, self.game_no, self.finished)
+            step = self.referee.step(self.state, record, self.game_no, self.finished, self._unsettled())
             if refuse is not None:
                 step = replace(step, state=self.state, ruling=None, error=refuse, new_game=None, game_no=self.game_no,
                                hints=self.hints)
@@ -183,11 +186,18 @@ class Match:
                 event = {"type": "call", "game_no": self.game_no, "shot_no": entry.shot_no, "ruling": ruling_dict}
                 if record.review:  # what vision itself asks the referee to check
                     event["vision_review"] = [dict(item) for item in record.review]
+                if step.unsettled:  # judged on a state a refused shot may have changed
+                    event["unsettled"] = list(step.unsettled)
+                    self.unsettled[(self.game_no, entry.shot_no)] = step.unsettled
                 self.last = dict(event)  # without the state (which holds the last call itself)
             self.hints = step.hints  # a refused shot too: vision re-syncs from the engine's state
             self.revision += 1
             event["state"] = self.snapshot()
         return shot, event
+
+    def _unsettled(self) -> tuple[int, ...]:
+        """The refused shots of the current game the referee has not settled (review numbers)."""
+        return tuple(r.seq for r in self.reviews.values() if r.settled is None and r.game_no == self.game_no)
 
     def changed_since(self, revision: int | None) -> tuple[int, Hints, str | None] | None:
         """``(revision, hints, restart)`` when the game state changed after ``revision``, else None: what the
@@ -430,15 +440,24 @@ def _on_surface(state: dict) -> dict:
     return {k: v for k, v in (state.get("field") or {}).items() if v is not None}
 
 
-def fold_game(engine, referee: Referee, resume, game_no: int, raws, shot_nos) -> tuple[Any, list[Shot], list[Any]]:
+def unsettled_before(resume) -> list[tuple[int, ...]]:
+    """For each effective shot of the current game, the refused shots of that game still open now that
+    were refused before it (its ruling assumed they changed nothing, as when it was judged)."""
+    open_ = [r.seq for r in resume.reviews if r.settled is None and r.game_no == resume.game_no]
+    return [tuple(seq for seq in open_ if seq < shot.seq) for shot in resume.shots]
+
+
+def fold_game(engine, referee: Referee, resume, game_no: int, raws, shot_nos,
+              unsettled: Sequence[tuple[int, ...]] = ()) -> tuple[Any, list[Shot], list[Any]]:
     """Game ``game_no`` from its start state (``live --state`` for game 1, the journaled one of a game
-    opened or set later, else the opening) and its effective records: (state, records, rulings)."""
+    opened or set later, else the opening) and its effective records: (state, records, rulings).
+    ``unsettled``: per record, the open refused shots before it (``unsettled_before``)."""
     records = [parse_record(dict(r), f"journal game {game_no} shot {n}", engine.game) for r, n in zip(raws, shot_nos)]
     start = resume.starts.get(game_no) or (resume.match.get("start") if game_no == 1 else None)
     state = engine.state_from_dict(start) if start else engine.initial()
     rulings = []
-    for record in records:
-        step = referee.step(state, record, game_no)
+    for i, record in enumerate(records):
+        step = referee.step(state, record, game_no, (), unsettled[i] if i < len(unsettled) else ())
         if step.ruling is None:
             raise RecordError(f"journal game {game_no}: a journaled shot is refused now: {step.error}")
         state = step.state

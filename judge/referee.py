@@ -8,6 +8,10 @@ plus a log) and the accuracy bench all judge a shot here, so they cannot disagre
 * the engine is told how well the shot's positions are known (``Ruleset.told``: a zone call closer
   than ``meta.position_tolerance_mm`` goes to the referee);
 * a shot the engine refuses is a refusal with its reason, never an exception, and the state stays;
+* a shot judged while a refused shot of its game is still open (``unsettled``: the referee has not said
+  what it did) is judged on a state that shot may have changed: its ruling is flagged for review, never a
+  confident call on a guess (a live stream lost the bat for a stroke, the stroke was refused, and the next
+  shot was called for the wrong player, unflagged);
 * the hints for vision (``Ruleset.hints``) come from the state after the shot and the ruling: who is to
   move, the penalty pawns and returned marbles about to be put down, the marbles out of view.
 
@@ -18,7 +22,7 @@ the caller folds as it folds the state: a shot that opens a new game finishes th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from rules import RecordError, Ruleset, Ruling, Shot
@@ -42,6 +46,7 @@ class Step:
     hints: Hints
     error: str | None = None
     new_game: Any = None
+    unsettled: tuple[int, ...] = ()  # the open refused shots (review numbers) its ruling assumed changed nothing
 
     @property
     def judged(self) -> bool:
@@ -83,7 +88,10 @@ class Referee:
         """What vision must know of ``state`` (at the start, after a referee action)."""
         return self.engine.hints(state)
 
-    def step(self, state: Any, shot: Shot, game_no: int, finished: Sequence[Mapping[str, Any]] = ()) -> Step:
+    def step(self, state: Any, shot: Shot, game_no: int, finished: Sequence[Mapping[str, Any]] = (),
+             unsettled: Sequence[int] = ()) -> Step:
+        """``unsettled``: the review numbers of the refused shots of game ``game_no`` the referee has not
+        settled (none count once this shot opens the next game)."""
         new_game = None
         if state.outcome is not None:  # the game is over: this shot opens the next one, if the match has one
             score = self.score(state, game_no, finished)
@@ -96,7 +104,10 @@ class Referee:
             after, ruling = self.engine.told(shot).apply(state, shot)
         except RecordError as exc:
             return Step(shot, game_no, state, None, self.engine.hints(state), str(exc), new_game)
-        return Step(shot, game_no, after, ruling, self.engine.hints(after, ruling), None, new_game)
+        open_ = () if new_game is not None else tuple(unsettled)
+        if open_:
+            ruling = replace(ruling, review=True)
+        return Step(shot, game_no, after, ruling, self.engine.hints(after, ruling), None, new_game, open_)
 
     def play(self, state: Any, records: Iterable[Shot], where: str = "record") -> Played:
         """The records of a match folded from ``state`` (game 1) through the step, each next game opened

@@ -182,7 +182,8 @@ class Replay:
     def judge(self, shot: Shot, motions: Mapping[str, Any] | None = None,
               position: Mapping[str, Any] | None = None) -> ReplayShot:
         started = time.perf_counter()
-        step = self.referee.step(self.state, shot, self.game_no, self.finished)
+        refused = tuple(s.no for s in self.shots if s.ruling is None and s.game_no == self.game_no)  # none settles them
+        step = self.referee.step(self.state, shot, self.game_no, self.finished, refused)
         no = len(self.shots) + 1
         if step.new_game is not None:
             self.finished.append(result_of(self.state, self.game_no))
@@ -196,6 +197,9 @@ class Replay:
         judged = ReplayShot(no, self.game_no, shot.to_dict(), ruling, step.error, dict(motions or {}), step.review)
         if step.ruling is None:
             self.notes.append(f"shot {no} not judged, referee please decide: {step.error}")
+        if step.unsettled:
+            self.notes.append(_("shot {no}: judged after shot {shots}, which was not judged: this call assumes that "
+                                "shot changed nothing").format(no=no, shots=", ".join(str(n) for n in step.unsettled)))
         self.notes += [f"shot {no}: vision: {line}" for line in vision_review(judged.record)]
         self.shots.append(judged)
         self.rules_s += time.perf_counter() - started

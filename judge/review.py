@@ -13,7 +13,7 @@ VISION_REASONS = (N_("went under the hand and was not seen again: taken to be in
                   N_("set off with no stroke seen (the video began during the stroke, or the bat was not recognised): "
                      "the calls that depend on the stroke are the referee's"))
 
-__all__ = ["vision_review", "review_lines"]
+__all__ = ["vision_review", "review_lines", "unsettled_line"]
 
 
 def review_lines(items: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -34,3 +34,9 @@ def review_lines(items: Iterable[Mapping[str, Any]]) -> list[str]:
 def vision_review(record: Mapping[str, Any]) -> list[str]:
     """What vision asks the referee to check in a shot record (its ``meta.review``), as one line each."""
     return review_lines(((record or {}).get("meta") or {}).get("review") or ())
+
+
+def unsettled_line(reviews) -> str:
+    """Why a call judged while refused shots were still open goes to the referee (their review numbers)."""
+    return _("judged while review {reviews} (a shot not judged) was still open: this call assumes that shot "
+             "changed nothing").format(reviews=", ".join(str(r) for r in reviews))
