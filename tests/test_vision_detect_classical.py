@@ -392,3 +392,27 @@ def test_a_still_blob_with_a_fit_short_of_a_whole_outline_is_fitted_again_sooner
     monkeypatch.setattr(det, "_layout_pawns", [(0.0, 120.0)])
     monkeypatch.setattr(det, "_bat_unknown", lambda: False)  # known: the faint pawns of a dim room keep theirs
     assert [cached_at(0.7, f) for f in (det.weak_refit_frames, det.refit_frames - 1)] == [True, True]
+
+
+def test_a_leftover_of_a_few_marbles_across_the_pits_rim_is_no_hand_and_a_palm_there_is():
+    """Harsher simulator, hand-nudge at 30 frames/s (every stratum): A1 half down the pit, its fit lost, and the
+    pit's wall beside it made a blob of 4 marble discs across the rim; taken for a hand that came from nowhere,
+    A1 'went under the hand' and a pit entry the camera saw was flagged. A hand that reaches the pit shows its
+    palm, over 20 discs."""
+    from vision.types import Detection
+
+    profile = default_profile("cvrnkana")
+    clip = CVRNKANA["pit-entry"][0](profile, 1).clip()
+    _, det = setup(profile, clip, 60.0, 1, "straight", colours="appearance")
+    r = det.surface.pit_radius_mm
+
+    def blob(x_mm, radius_mm):
+        ring = [(x_mm + radius_mm * math.cos(a), radius_mm * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 12)]
+        return Detection("hand", (x_mm, 0.0), radius_mm, None, 1.0, None, 0, 0.0, outline_mm=tuple(ring))
+
+    disc = det._disc_cpx
+    across = blob(r, 20.0)  # half in the pit, half out
+    assert det._at_the_rim(4.0 * disc, across)
+    assert not det._at_the_rim(8.0 * disc, across)  # a palm's size: a hand
+    assert not det._at_the_rim(4.0 * disc, blob(r + 60.0, 20.0))  # away from the pit: what it was before
+    assert not det._in_pit(across)  # (not wholly inside: the rule before this one let it stand as a hand)

@@ -81,7 +81,11 @@ def _clip(stratum: str, game: str, name: str, fps: int) -> dict:
     ("pawns-blue-green", "cvrnkana", "opening", 30, 0),
     # the rim fit seeded where B3 lay, under the hand placing the bat beside it: B3 fitted in the hand's colours,
     # taken for picked up, and the right call flagged 'piece_unseen B3' (vision.detect_classical._prior_seeds)
-    ("low-ambient", "novuss", "opening", 60, 0)])
+    ("low-ambient", "novuss", "opening", 60, 0),
+    # A1 half down the pit, its fit lost, with the pit's wall beside it: a blob of 4 discs across the rim taken for
+    # a hand from nowhere, and the pit entry the camera saw flagged 'pit_unseen A1' on every stratum at 30 frames/s
+    # (vision.detect_classical._at_the_rim)
+    ("base", "cvrnkana", "hand-nudge", 30, 0)])
 def test_cells_that_were_wrong_on_the_full_harsher_simulator(stratum, game, name, fps, flagged):
     s = _clip(stratum, game, name, fps)
     assert s["rulings_wrong_silent"] == 0

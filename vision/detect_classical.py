@@ -76,6 +76,7 @@ __all__ = ["ClassicalDetector", "Prepared", "Unidentified"]
 
 _DILATE_5 = np.ones((5, 5), np.uint8)
 STREAK_SCORE = 0.7  # the score of a piece measured as a motion streak (vision.streak), not fitted as a disc
+RIM_LEFTOVER_DISCS = 8.0  # a leftover reaching into the pit smaller than this many discs is marbles at the rim
 
 
 @dataclass(frozen=True, eq=False)
@@ -912,7 +913,7 @@ class ClassicalDetector:
             blob = self._unexplained(labels, i, (x, y, w, h), dets, streak_px=(streaks or {}).get(i))
             if blob.sum() >= 1.5 * self._disc_cpx and self._reaches_in(blob, x, y):
                 occ = self._occluder(blob, x, y, frame, t_s)
-                out[i] = [] if self._in_pit(occ) else [occ]
+                out[i] = [] if self._in_pit(occ) or self._at_the_rim(float(blob.sum()), occ) else [occ]
         return out
 
     def _reaches_in(self, blob: np.ndarray, x: int, y: int) -> bool:
@@ -935,6 +936,16 @@ class ClassicalDetector:
             return False
         slack_mm = math.sqrt(self._mm2_per_cpx)
         return all(self.surface.in_pit(xy, slack_mm) for xy in occ.outline_mm)
+
+    def _at_the_rim(self, area_cpx: float, occ: Detection) -> bool:
+        """A leftover of a few marbles' size reaching into the pit is marbles going in over the rim, not a
+        hand: hand-nudge at 30 frames/s, A1 half down the pit with the pit's wall beside it, its fit lost, made
+        a blob of 4 discs straddling the rim; taken for a hand that came from nowhere, A1 "went under the hand"
+        and a pit entry the camera saw was flagged. A hand that reaches the pit shows its palm (over 20 discs
+        on the simulators' hands) and the rest of it beyond the rim."""
+        if self.surface.pit_radius_mm <= 0 or area_cpx >= RIM_LEFTOVER_DISCS * self._disc_cpx:
+            return False
+        return any(self.surface.in_pit(xy, 0.0) for xy in occ.outline_mm)
 
     def _occluder(self, blob: np.ndarray, x: int, y: int, frame: int, t_s: float) -> Detection:
         cnts, _ = cv2.findContours(blob.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
