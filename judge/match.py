@@ -197,7 +197,7 @@ class Match:
 
     def _unsettled(self) -> tuple[int, ...]:
         """The refused shots of the current game the referee has not settled (review numbers)."""
-        return tuple(r.seq for r in self.reviews.values() if r.settled is None and r.game_no == self.game_no)
+        return open_refused(self.reviews.values(), self.game_no)
 
     def changed_since(self, revision: int | None) -> tuple[int, Hints, str | None] | None:
         """``(revision, hints, restart)`` when the game state changed after ``revision``, else None: what the
@@ -440,10 +440,15 @@ def _on_surface(state: dict) -> dict:
     return {k: v for k, v in (state.get("field") or {}).items() if v is not None}
 
 
+def open_refused(reviews, game_no: int) -> tuple[int, ...]:
+    """The review numbers of game ``game_no``'s refused shots the referee has not settled."""
+    return tuple(r.seq for r in reviews if r.settled is None and r.game_no == game_no)
+
+
 def unsettled_before(resume) -> list[tuple[int, ...]]:
     """For each effective shot of the current game, the refused shots of that game still open now that
     were refused before it (its ruling assumed they changed nothing, as when it was judged)."""
-    open_ = [r.seq for r in resume.reviews if r.settled is None and r.game_no == resume.game_no]
+    open_ = open_refused(resume.reviews, resume.game_no)
     return [tuple(seq for seq in open_ if seq < shot.seq) for shot in resume.shots]
 
 

@@ -911,9 +911,10 @@ class ClassicalDetector:
             if len(dets) >= k:
                 continue
             blob = self._unexplained(labels, i, (x, y, w, h), dets, streak_px=(streaks or {}).get(i))
-            if blob.sum() >= 1.5 * self._disc_cpx and self._reaches_in(blob, x, y):
+            left_cpx = float(blob.sum())
+            if left_cpx >= 1.5 * self._disc_cpx and self._reaches_in(blob, x, y):
                 occ = self._occluder(blob, x, y, frame, t_s)
-                out[i] = [] if self._in_pit(occ) or self._at_the_rim(float(blob.sum()), occ) else [occ]
+                out[i] = [] if self._in_pit(occ) or self._at_the_rim(left_cpx, occ) else [occ]
         return out
 
     def _reaches_in(self, blob: np.ndarray, x: int, y: int) -> bool:

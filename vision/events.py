@@ -202,7 +202,7 @@ class EventExtractor:
         # the frames' own stamps, without each sighting's row delay (``vision.rows``): what a stream scatters
         rows = {p: tracks[p].rows() for p in arrays}
         stamped = {p: (t - rows[p], xy) for p, (t, xy) in arrays.items()}
-        delays = np.concatenate([r for r in rows.values()] + [np.zeros(1)])
+        delays = np.concatenate([*rows.values(), np.zeros(1)])
         self.row_spread_s = float(delays.max() - delays.min())
         stamp = self._stamp_sigma([t for t, _ in stamped.values()])  # a moving line is not cut by its stamps
         self.used_clock_s = 0.0

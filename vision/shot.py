@@ -87,10 +87,8 @@ class ShotAssembler:
             if p in entered:
                 if p in self.off_view:  # it lay outside the view: the game state knows where
                     before[p] = tuple(float(v) for v in self.off_view[p])
-            elif _first_stamp(m) <= t0 + 1e-9 and first.rest:
-                before[p] = tuple(float(v) for v in first.p)
-            elif _first_stamp(m) <= t0 + 1e-9:
-                before[p] = tuple(float(v) for v in m.xy[0])
+            elif _first_stamp(m) <= t0 + 1e-9:  # seen from the shot's start: where it lay then
+                before[p] = tuple(float(v) for v in (first.p if first.rest else m.xy[0]))
             if p not in gone and m.track.left is None:
                 after[p] = tuple(float(v) for v in (last.p if last.rest else m.xy[-1]))
         # a piece the tracker lost sight of without seeing it leave (no pocket, off or pit event) has not
