@@ -184,6 +184,25 @@ def test_a_resting_fit_sliding_onto_its_neighbour_starts_no_shot(neighbour_seen)
     assert seg.state == "moving" and seg._start[3] == "A6"  # noqa: SLF001 - which piece opened the shot
 
 
+@pytest.mark.parametrize("hand_near, first_mm, shot", [(False, 4.5, False), (True, 4.5, True), (False, 20.0, True)])
+def test_a_marble_first_seen_a_fit_away_from_the_states_place_rests_there_unless_a_hand_came_near(hand_near, first_mm, shot):
+    """*everything*, Cvrnkana hand-nudge at 60 frames/s: A2, of the ground's shade in a dim corner, missed on the
+    first frame and seen from the second 4.5 mm from the place the game state gave; a marble seen away from its
+    rest moved, and any move is a flick (7d): a shot opened at 0.00 s that nobody played. Nothing can have moved a
+    marble no hand came near: the first sighting is its rest. One a hand reached, or seen farther than a fit's
+    jump from it, moved."""
+    seg = ShotSegmenter("cvrnkana")
+    seg.seed({"A2": (300.0, -250.0), "B1": (250.0, 200.0)})
+    b1 = ("B1", "marble", "B", (250.0, 200.0))
+    windows = [seg.update(_frame(0, [b1], hand=(300.0, -250.0) if hand_near else None, fps=60.0))]
+    for k in range(1, 20):  # the player's hand in view meanwhile, far from A2
+        windows.append(seg.update(_frame(k, [b1, ("A2", "marble", "A", (300.0 - 0.6 * first_mm, -250.0 + 0.8 * first_mm))],
+                                         hand=(-400.0, 0.0), fps=60.0)))
+    assert (seg.state == "moving" or any(windows)) is shot
+    if not shot:
+        assert seg._rest["A2"] == pytest.approx((297.3, -246.4))  # noqa: SLF001 - where it now rests
+
+
 # -- records ----------------------------------------------------------------------------------------------
 def _stroke_frames(pipe, k0, n, bat_path, rest, fps=60.0, drop=lambda p, k: False):
     recs = []

@@ -40,10 +40,12 @@ def test_no_call_is_silently_wrong_and_every_shot_is_judged_as_the_truth(stratum
 
 
 def test_everything_at_once_on_cvrnkana_is_never_silently_wrong_and_keeps_its_gain():
+    """Both shots judged as the truth, the marbles of the ground's shade found at rest (84 % of the piece-frames
+    before vision.blobs.grown_specks; a shot invented at 0.00 s on the way, vision.segmenter ``_confirm``)."""
     r = _row("everything", "cvrnkana")
     assert r["shots"] == 2 and r["silent"] == 0.0
-    assert r["same"] >= 66.0 and r["seg"] <= 1
-    assert r["rest_recall"] >= 75.0
+    assert r["same"] == 100.0 and r["seg"] == 0
+    assert r["rest_recall"] >= 95.0
 
 
 def _clip(stratum: str, game: str, name: str, fps: int) -> dict:

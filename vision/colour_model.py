@@ -165,6 +165,27 @@ class ColourModel:
                 d[:, k] = np.minimum(d[:, k], own * tol[k] / (self.member_tolerance * self.colour_tolerance))
         return d, tol
 
+    def ground_shaded(self, board: np.ndarray | None) -> list[Class]:
+        """The classes whose colour lies within their tolerance of the empty board's (``board``, as a colour:
+        shares and a log brightness of 0): a clay marble on the soil it was made of. ``classify`` gives such
+        a piece nothing (the board is as near); only its outline tells it (``by_outline``)."""
+        if board is None or not self.prototypes:
+            return []
+        classes = list(self.prototypes)
+        raw, tol = self._raw(np.asarray(board, float)[None, :], classes)
+        return [c for c, d, t in zip(classes, raw[0], tol) if d <= t]
+
+    def by_outline(self, colour: np.ndarray, among: list[Class], within: float = 0.5) -> Class | None:
+        """The class of ``among`` (ground-shaded ones) a piece of ``colour`` is, where a whole sharp outline
+        says a piece is there: the nearest class, within ``within`` of its tolerance (the colour is all that
+        tells it from the ground's texture, so well inside it) and clearly nearer than the next, the board's
+        colour not asked."""
+        d = self.distances(colour)
+        ranked = sorted((v, i, c) for i, (c, v) in enumerate(d.items()))
+        if not ranked or ranked[0][2] not in among or ranked[0][0] > within:
+            return None
+        return ranked[0][2] if len(ranked) == 1 or ranked[0][0] < 0.6 * ranked[1][0] else None
+
     def distances(self, colour: np.ndarray) -> dict[Class, float]:
         """Each class's distance from ``colour`` in units of that class's tolerance, as ``classify`` measures it."""
         classes = list(self.prototypes)

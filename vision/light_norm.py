@@ -53,6 +53,7 @@ class LightNorm:
         self.edge_gradient, self.edge_cap = float(edge_gradient), float(edge_cap)
         self.noise: float | None = None  # median difference of the board (grey levels), followed over frames
         self.edge_noise: float | None = None  # the same on the empty board's edges alone
+        self.floor = 0.0  # the last frame's noise floor of the threshold (grey levels)
         self.last_gain = np.ones(3)
         self._levels: tuple[float | None, np.ndarray] = (None, np.zeros(0, np.float32))
         self._inside: np.ndarray | None = None  # the board mask the gain's grid below was made for
@@ -108,6 +109,7 @@ class LightNorm:
             median = float(np.searchsorted(np.cumsum(hist), 0.5 * total))
             self.noise = self._follow(self.noise, median)
         floor = min(self.noise_k * (self.noise or 0.0) + self.noise_add, self.cap)
+        self.floor = floor
         # one table over the 256 grey levels of the board's brightest channel, applied with cv2.LUT
         if self._levels[0] != self.fraction:  # the share of each grey level, made once per fraction
             self._levels = (self.fraction, np.arange(256, dtype=np.float32) * np.float32(self.fraction))

@@ -89,11 +89,13 @@ class ShotSegmenter:
         self._placing: set[str] = set()  # pieces a hand is about to put down where the rules say
         self._path: dict[str, list] = {}  # each piece's sightings since the shot began
         self._covered = False  # a hand or the cue in view since ``still_s`` before the shot began
+        self._unconfirmed: set[str] = set()  # pieces at the game state's places, not seen here since (``_confirm``)
 
     def seed(self, positions: Mapping[str, tuple[float, float]]) -> None:
         """Resting positions known from the game state (before the first frame)."""
         self._rest = {p: (float(x), float(y)) for p, (x, y) in positions.items()}
         self._settled = set(self._rest)
+        self._unconfirmed = set(self._rest)
 
     def expect(self, pieces) -> None:
         """Pieces the rules have a hand put down (a ruling's returns): seen again away from their rest,
@@ -117,6 +119,8 @@ class ShotSegmenter:
             self._recent.setdefault(p, deque(maxlen=self.rest_frames)).append(d.centre_mm)
         out = None
         if self.state == "idle":
+            if self._unconfirmed:
+                self._confirm(seen, dets)
             self._reappeared(seen)
             for p, q in self._recent.items():
                 if p in seen and len(q) >= self.rest_frames // 2 and _spread(q) <= self.still_mm:
@@ -174,6 +178,24 @@ class ShotSegmenter:
             if any(min(math.dist(rest, xy), math.dist(end, xy)) > self.still_mm for xy in path):
                 return False
         return True
+
+    def _confirm(self, seen, dets: Detections) -> None:
+        """A piece at the place the game state gives (``seed``), first seen here within ``jump_mm`` of it
+        with no hand near it since, rests where it is seen: the state's place and the camera's fit of a faint
+        piece differ by the fit's error, and nothing can have moved a piece no hand came near before any
+        shot. Left at the state's place, the first sighting of a piece missed at first read as a move, and a
+        Cvrnkaná marble moved is a flick (#16, bench/strata.py, everything: a marble of the ground's shade at
+        rest, first seen on the second frame 4.5 mm from the state's place, opened a shot at 0.00 s)."""
+        for p in list(self._unconfirmed):
+            rest = self._rest.get(p)
+            if rest is None or dets.occluded(rest, self.hand_margin_mm) == "hand":
+                self._unconfirmed.discard(p)  # a hand came near: a first sighting elsewhere may be a move
+            elif p in seen:
+                self._unconfirmed.discard(p)
+                xy = seen[p].centre_mm
+                if math.dist(rest, xy) <= self.jump_mm:
+                    self._rest[p] = xy
+                    self._recent[p] = deque([xy], maxlen=self.rest_frames)
 
     def _reappeared(self, seen) -> None:
         """A piece seen again after it was out of sight (under a hand, carried off, lost by the tracker)
