@@ -742,13 +742,16 @@ class ClassicalDetector:
         ground's colour and 0.12-0.2 tolerances from its class's, and was never seen). Only well inside the
         class's tolerance (``ColourModel.by_outline``): the noise of a dark corner beside a marker, under a
         hand's shadow, fitted whole discs 0.67-0.72 tolerances from it, and one took the name of the marble
-        about to roll in. Marbles only: a pale pawn on a pale board is found by the outline its wall casts."""
+        about to roll in. And only a top face that differs from the ground beside it by little (its level,
+        ``ground_level``): a piece of the ground's shade does (0.025-0.05 measured on the marble), while those
+        discs of the dark corner differed by 0.14-0.17. Marbles only: a pale pawn on a pale board is found by
+        the outline its wall casts."""
         if self.default_kind != "marble" or not self._shaded:
             return
         r = self.surface.radius("marble")
         for j, f in enumerate(fits):
             if f is None or classes[j] is not None or f.rays < self.whole_rays or f.rms_mm > 0.5 * self.max_rms_mm \
-                    or abs(f.bias_mm) > 0.25 * r or self._sunk(f.centre_mm, r):
+                    or abs(f.bias_mm) > 0.25 * r or f.level > self.ground_level or self._sunk(f.centre_mm, r):
                 continue
             classes[j] = self.colours.by_outline(f.colour, self._shaded)
 
@@ -803,8 +806,10 @@ class ClassicalDetector:
     #: blob of a piece where it grows to between these many discs
     grow_low = 0.5
     grow_discs = (0.6, 3.0)
-    #: a whole outline: the share of rays a ground-coloured marble's fit must have (``_ground_coloured``)
+    #: a ground-coloured marble's fit (``_ground_coloured``): a whole outline (this share of its rays), and a top
+    #: face that differs from the ground beside it by at most this level (median foreground strength)
     whole_rays = 0.8
+    ground_level = 0.1
 
     def _unknown_bats(self, image, fits, classes, sure, frame: int) -> None:
         """Until the bat's colour is known (:mod:`vision.bat_search`): a sharp disc of the bat's size in a
