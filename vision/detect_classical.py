@@ -272,8 +272,9 @@ class ClassicalDetector:
         next frame, for ``expect_frames`` frames in all: one frame's noise or a codec's smear can break the
         outline of the one piece of a class on view (#16, bench/strata.py, everything, Cvrnkana pit-skip at
         60 frames/s: the one marble of A's on view, of the ground's own shade, showed 0.46 of its outline on
-        the first frame and 0.55-0.75 on most later ones; A kept the profile's blue and the marble was never
-        seen)."""
+        the first frame and 0.55 or more on some of the next; A kept the profile's blue and the marble was
+        never seen). Filmed at another phase the same marble showed under 0.55 on all of 60 frames: a class
+        whose pieces never show their outline is still not measured."""
         self._expect_frames -= 1
         rest = {p: xy for p, xy in layout.items()
                 if (p == self.spec.striker or owner(p))
