@@ -95,13 +95,11 @@ def test_a_class_whose_one_piece_on_view_showed_a_broken_outline_is_measured_on_
     view, was missed on 336 of 336 frames. The layout's classes not measured are measured again on the next
     frames (one of which shows 0.55 of it). The shot itself stays missed: A1 crosses the view at 2.6 m/s,
     smeared over 33 mm, and no blob of it stands out of the noise."""
-    import cv2 as cv
-
     from bench import scoring, strata
     from calibration import default_profile
     from sim.render_strata import stratum as look
 
-    cv.setNumThreads(1)
+    cv2.setNumThreads(1)
     profile = default_profile("cvrnkana")
     names = [n for n, _ in strata.scenarios("cvrnkana", False)]
     j = names.index("pit-skip")

@@ -179,12 +179,9 @@ class ColourModel:
         """The class of ``among`` (ground-shaded ones) a piece of ``colour`` is, where a whole sharp outline
         says a piece is there: the nearest class, within ``within`` of its tolerance (the colour is all that
         tells it from the ground's texture, so well inside it) and clearly nearer than the next, the board's
-        colour not asked."""
-        d = self.distances(colour)
-        ranked = sorted((v, i, c) for i, (c, v) in enumerate(d.items()))
-        if not ranked or ranked[0][2] not in among or ranked[0][0] > within:
-            return None
-        return ranked[0][2] if len(ranked) == 1 or ranked[0][0] < 0.6 * ranked[1][0] else None
+        colour not asked (``classify`` without a board)."""
+        cls = self.classify(np.asarray(colour, float)[None, :])[0]
+        return cls if cls in among and self.distances(colour)[cls] <= within else None
 
     def distances(self, colour: np.ndarray) -> dict[Class, float]:
         """Each class's distance from ``colour`` in units of that class's tolerance, as ``classify`` measures it."""
