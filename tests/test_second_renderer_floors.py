@@ -100,12 +100,8 @@ def test_the_bat_smeared_on_its_way_to_a_pocket_is_called_pocketed():
     assert "review" not in rec["meta"]
 
 
-@pytest.mark.parametrize("fps", [60, 30])
-def test_a_pawn_struck_over_the_cushion_between_two_frames_is_called_off_the_board(fps):
-    """opponent-off-direct: the bat sets A1 off at 5.6 m/s; A1 is seen once (60 fps) or not at all before it meets
-    B1 30 ms later, and B1 is over the north cushion before the next frame. The contact was never solved and B1
-    was 'lost from sight' (wrong at 60 fps, flagged at 30); A1's fast line, anchored at the bat's contact
-    (``vision.lone_launch``), reaches B1, and B1 is called off the board."""
+def _opponent_off_direct(fps):
+    """The one record and the stats of opponent-off-direct (scenario seed 1, render seed 1) on the independent renderer."""
     import cv2
 
     from bench.scoring import new_stats, run_clip
@@ -118,7 +114,34 @@ def test_a_pawn_struck_over_the_cushion_between_two_frames_is_called_off_the_boa
     st = new_stats()
     (rec,) = run_clip(profile, SCENARIOS["opponent-off-direct"][0](profile, 1), fps, "classical", 1, st,
                       renderer_factory=PandaRenderer)
-    # the flag notes in the message: once in a full run (concurrent benches, not reproduced alone) the call was
-    # right but flagged at 30 fps; say why if it happens again
+    return rec, st
+
+
+def _off_events(rec):
+    return [(e["kind"], e["piece"], e["side"]) for e in rec["events"] if e["kind"] == "off"]
+
+
+def test_a_pawn_struck_over_the_cushion_between_two_frames_is_called_off_the_board():
+    """opponent-off-direct at 60 fps: the bat sets A1 off at 5.6 m/s; A1 is seen once before it meets B1 30 ms
+    later, and B1 is over the north cushion before the next frame. The contact was never solved and B1 was 'lost
+    from sight' (wrong); A1's fast line, anchored at the bat's contact (``vision.lone_launch``), reaches B1, and B1
+    is called off the board, unflagged."""
+    rec, st = _opponent_off_direct(60)
     assert st["ruling_notes"] == [] and st["rulings"] == [True] and st["rulings_flagged"] == 0, st["flag_notes"]
-    assert [(e["kind"], e["piece"], e["side"]) for e in rec["events"] if e["kind"] == "off"] == [("off", "B1", "N")]
+    assert _off_events(rec) == [("off", "B1", "N")]
+
+
+def test_at_30_frames_a_second_the_pawn_struck_off_unseen_is_called_right_and_never_silently_wrong():
+    """The same clip at 30 fps: A1 is never seen on its fast line (``lone_launch``'s second branch: the line it was
+    next seen on, run back, touches B1's place). Here that is solved and the call is unflagged; on the CI machine's
+    CPU the same clip's sightings differ by a few floating-point roundings and the contact was not solved: the
+    call was still right, with the referee asked why A1 and B1 set off (``launch_unexplained``). Ten other looks
+    of the clip (render seeds 2-11) gave 6 unflagged right, 2 flagged right, 2 flagged wrong: the frames barely
+    decide it, so the floor is what must hold on any CPU: the call is right, and unflagged only with B1 over the
+    north cushion. (Both branches are guarded exactly, on fixed motions, by tests/test_vision_lone_launch.py.)"""
+    rec, st = _opponent_off_direct(30)
+    assert st["ruling_notes"] == [] and st["rulings"] == [True], st["flag_notes"]
+    if st["rulings_flagged"] == 0:
+        assert _off_events(rec) == [("off", "B1", "N")]
+    else:
+        assert all(n.startswith("opponent-off-direct: shot 1 right, flagged:") for n in st["flag_notes"]), st["flag_notes"]
