@@ -3,13 +3,16 @@ classical detector twice: filmed by our renderer (``sim.render``) and by the ind
 (``sim.render_panda``: its own 3-D scene, materials, lamps, shadows, blur, noise and JPEG; only the
 world states, the camera and the profile's geometry are shared), one table.
 
-    python bench/second_renderer.py [--gap-seeds N] [--fps 60,30] [--groups 'nov hard,cvr hard'] [--all-scenarios]
+    python bench/second_renderer.py [--gap-seeds N] [--fps 60,30] [--groups 'nov hard,cvr hard'] [--all-scenarios] [--looks K]
 
 Needs panda3d (the test extra). Clips: ``bench.scoring.clips(True, N)`` (``nov hard``: the five hard Novuss
 scenarios, ``nov gaps``: N own/opponent gap clips, 20 by default; ``cvr hard``: pit entry and a hand
 nudge; ``--all-scenarios``: every scripted Novuss and Cvrnkaná scenario in those two groups), at 1280x720 with the standard straight camera of ``bench/vision_detect.py``, both renderers given
 the same camera, clip, seed and exposure. Nothing in ``vision/`` is tuned on the second renderer: it only
-measures.
+measures. ``--looks K``: each clip filmed K times, with render seeds ``seed + 1000 k`` (k = 0 .. K-1: each
+renderer's own draw of lamps, colours, noise and the frames' phase; k = 0 is the clip's own seed, the figure
+without the option): one look per clip says little of what transfers (2026-12-07: opponent-off-direct at
+60 fps was right on its own look and on 4 of 10 others).
 
 Columns are ``bench/accuracy.py``'s (its docstring says what each means); the ``clips`` column names the
 renderer then the group: ``ours: nov hard`` is our renderer, ``panda: nov hard`` the Panda3D one on the
@@ -68,8 +71,11 @@ def main(argv=None) -> int:
     ap.add_argument("--groups", help="comma-separated groups to run (nov hard, nov gaps, cvr hard)")
     ap.add_argument("--all-scenarios", action="store_true",
                     help="every scripted scenario in 'nov hard' and 'cvr hard' (15 and 5), not the quick five and two")
+    ap.add_argument("--looks", type=int, default=1, help="looks per clip (render seeds seed + 1000 k; 1: the clip's own)")
     ap.add_argument("--notes", action="store_true", help="list every ruling that differs from the truth's, and every right one flagged (and what asked)")
     args = ap.parse_args(argv)
+    if args.looks < 1:
+        ap.error(f"--looks must be 1 or more, not {args.looks}")
     from sim.render_panda import PandaRenderer
 
     groups = args.groups or ("nov hard,nov gaps,cvr hard" if args.all_scenarios else None)
@@ -82,11 +88,13 @@ def main(argv=None) -> int:
         for name, factory in renderers.items():
             t = time.perf_counter()
             for group, game, _, seed, ep in built:
-                st = new_stats()
-                run_clip(profiles[game], ep, fps, "classical", seed, st, renderer_factory=factory)
-                for key in ("ruling_notes", "flag_notes"):  # which clip to look at again
-                    st[key] = [f"[seed {seed}] {n}" for n in st[key]]
-                per_group[(group, name)].append(st)
+                for look in range(args.looks):
+                    st = new_stats()
+                    run_clip(profiles[game], ep, fps, "classical", seed + 1000 * look, st, renderer_factory=factory)
+                    where = f"seed {seed}" + (f", render seed {seed + 1000 * look}" if look else "")
+                    for key in ("ruling_notes", "flag_notes"):  # which clip to look at again
+                        st[key] = [f"[{where}] {n}" for n in st[key]]
+                    per_group[(group, name)].append(st)
             print(f"# {fps} fps, {name}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
         groups = list(dict.fromkeys(g for g, _ in per_group))
         for name in renderers:

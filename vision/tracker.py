@@ -105,6 +105,7 @@ class _Live:
     hand_at_pit: bool = False  # while hidden, the hand over it reached the pit's rim
     open_since_s: float | None = None  # first missed in the open (no occluder over it) since last seen
     stirred_s: float | None = None  # unseen at rest: since when something could have moved it (Tracker._stir)
+    own: tuple[np.ndarray, float] | None = None  # where and when last seen as its own class (Tracker._striker_blurred)
     states: list[TrackState] = field(default_factory=list)
     left: str | None = None
     left_t_s: float | None = None
@@ -189,6 +190,7 @@ class Tracker:
              row_after_s: float = 0.0) -> _Live:
         kind, owner = piece_kind(self._game, piece)
         live = _Live(piece, kind, owner, self.surface.radius(kind), xy.astype(float), np.zeros(2), t_s, frame)
+        live.own = (live.pos, t_s)
         live.states.append(TrackState(piece, frame, t_s, (float(xy[0]), float(xy[1])), (0.0, 0.0), observed,
                                       row_after_s=row_after_s))
         self._live[piece] = live
@@ -321,12 +323,15 @@ class Tracker:
                 self._coast(l, l.pos, dets, self._occluder_near(l.pos, l.radius_mm, dets) or "hand")
             elif i in pairs:
                 d = pieces[pairs[i]]
-                if d.cls != l.cls:  # (``_striker_blurred``)
+                own = d.cls == l.cls
+                if not own:  # (``_striker_blurred``)
                     d = replace(d, kind=l.kind, owner=l.owner, radius_mm=l.radius_mm)
                 if i in strays and self._into_neighbour(i, l, d, steady):
                     d = replace(d, centre_mm=(float(l.pos[0]), float(l.pos[1])))
                 d = self._off_cushion(l, d)
                 self._observe(l, d, dets)
+                if own:
+                    l.own = (l.pos, l.t_obs_s)
                 named.append(d.named(l.piece))
             else:
                 self._miss(l, preds[i], dets)
@@ -422,7 +427,14 @@ class Tracker:
         used = set(pairs.values())
         out: dict[int, int] = {}
         for i, l in enumerate(lives):
-            if l.kind != s or i in pairs or self._occluder_near(preds[i], l.radius_mm, dets) == "hand":
+            if l.kind != s or i in pairs:
+                continue
+            mine = self._seen_as_itself(l, pieces, used, dets.t_s)
+            if mine is not None:
+                out[i] = mine
+                used.add(mine)
+                continue
+            if self._occluder_near(preds[i], l.radius_mm, dets) == "hand":
                 continue
             free = [j for j, d in enumerate(pieces) if j not in used and d.cls != l.cls
                     and self.distance(preds[i], d) <= gates[i]
@@ -432,6 +444,20 @@ class Tracker:
                 out[i] = min(free, key=lambda j: self.distance(preds[i], pieces[j]))
                 used.add(out[i])
         return out
+
+    def _seen_as_itself(self, l: _Live, pieces, used, t_s: float) -> int | None:
+        """After a disc of another class was taken for the striker: the nearest detection of its own class, taken by
+        no track, within its reach of where it was last seen as itself. Its own class first (#16: on the independent
+        renderer, one of ten looks of opponent-off-direct at 60 fps, the cue's pale tip, fitted as A's pawn behind the
+        bat as it was struck, was taken for the blurred bat: a step backwards, a prediction running south, and the
+        bat seen as itself on its way north, outside that prediction's gate, was left unnamed while the track kept
+        taking the tip; the bat was called off the south cushion and the stroke refused, 'the bat must be on the board')."""
+        if l.own is None or l.own[1] >= l.t_obs_s:
+            return None  # its last sighting was as itself: the gates of ``update`` stand
+        reach = self.gate_margin_mm + self.max_speed_mm_s * max(t_s - l.own[1], 0.0)
+        near = [(math.dist(l.own[0], d.centre_mm), j) for j, d in enumerate(pieces) if j not in used and d.cls == l.cls]
+        near = [(far, j) for far, j in near if far <= reach]
+        return min(near)[1] if near else None
 
     def _occluder_near(self, xy, radius_mm: float, dets: Detections) -> str | None:
         margin = radius_mm + self.occluder_margin_mm
@@ -662,6 +688,8 @@ class Tracker:
                                           row_after_s=d.row_after_s))
             self._live[piece] = live
         live.t_obs_s, live.frame_obs = _seen_at(d, dets.t_s), d.frame
+        if d.cls == live.cls:
+            live.own = (live.pos, live.t_obs_s)
 
     def _spare_for(self, d: Detection, first: Detection | None = None) -> str | None:
         return self._roster.spare_id(d, first, self._live, self.off_view_reach_mm)
