@@ -283,6 +283,40 @@ def test_stream_ending_mid_settle_pockets_a_pawn_that_just_dropped_and_keeps_the
     assert [(r["code"], r["piece"]) for r in rec["meta"]["review"]] == [("launch_unexplained", "A1")]
 
 
+
+def test_a_pawn_set_off_unseen_is_asked_about_though_it_struck_a_resting_pawn_just_after():
+    """The bat strikes B2; A1, elsewhere, sets off too (what set it off was not seen) and 22 ms later strikes B1,
+    lying 8 mm ahead of it. That contact is within two frame intervals of A1's launch, but A1 struck B1, which lay
+    still until then: it cannot be what set A1 off (``vision.shot._struck_by_it``), and the referee is asked
+    about A1's launch (#16: the independent renderer's opponent-off-direct, render seed 5 at 60 fps, was silently
+    wrong so: the bat's contact with A1 missed, one with B1 read instead). B1's launch is A1's doing: not asked."""
+    layout = {"bat": (-300.0, 0.0), "B2": (-240.0, 0.0), "A1": (0.0, 200.0), "B1": (0.0, 240.0)}
+    pipe = Pipeline(PROFILE)
+    pipe.start(hints_for(layout), 0, 0.0)
+    fps = 60.0
+    hit = 18.0 + 2.6  # the bat (10 mm a frame from frame 18) touches B2 and stops; B2 goes on at its speed
+    meet = 23.0 + 8.0 / 6.0  # A1 (6 mm a frame from frame 23) has gone 8 mm: it touches B1 and stops; B1 goes on
+
+    def bat(k):
+        return (-300.0 + 10.0 * (min(max(k, 18.0), hit) - 18.0), 0.0)
+
+    def pawn(k, start, go, stop, speed, owner, dx=0.0, dy=0.0):  # rests, moves (dx, dy) a frame from go to stop
+        s = speed * (min(max(k, go), stop) - go)
+        return _pawn((start[0] + dx * s, start[1] + dy * s), owner, k, fps)
+
+    recs = []
+    for k in range(0, 130):
+        items = (Detection("bat", bat(k), 18.0, None, frame=k, t_s=k / fps),
+                 pawn(k, layout["B2"], hit, hit + 10.0, 10.0, "B", dx=1.0),
+                 pawn(k, layout["A1"], 23.0, meet, 6.0, "A", dy=1.0),
+                 pawn(k, layout["B1"], meet, meet + 20.0, 6.0, "B", dy=1.0))
+        seen = pipe.feed(Detections(k, k / fps, items))
+        if seen is not None:
+            recs.append(seen.shot.to_dict())
+    (rec,) = recs
+    assert [tuple(sorted((e["a"], e["b"]))) for e in rec["events"] if e["kind"] == "contact"] == [("B2", "bat"), ("A1", "B1")]
+    assert [(r["code"], r["piece"]) for r in rec["meta"].get("review", [])] == [("launch_unexplained", "A1")]
+
 # -- the demo's own stretches, filmed -------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def demo_novuss():
