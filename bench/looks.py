@@ -3,7 +3,7 @@
     python bench/looks.py --scenario opponent-off-direct [--game novuss] [--seeds 1-11] [--fps 60,30]
                           [--renderers panda,ours] [--notes]
 
-The scenario (``sim.scenarios_novuss`` or ``sim.scenarios_cvrnkana``, built from seed 1) is filmed once per render
+The scenario (``sim.scenarios``: a game's scripted ones, its random and whole ones; built from seed 1) is filmed once per render
 seed (each renderer's own draw of lamps, colours, noise and the frames' phase) and judged through
 ``bench.scoring.run_clip`` with the classical detector, as ``bench/second_renderer.py`` does for its one seed a
 clip. ``panda`` is the independent renderer (``sim.render_panda``), ``ours`` ``sim.render``.
@@ -57,11 +57,9 @@ def main(argv=None) -> int:
     ap.add_argument("--notes", action="store_true", help="each look's outcome and what differed or asked")
     args = ap.parse_args(argv)
     from calibration import default_profile
+    from sim.scenarios import SCENARIOS as BY_GAME
 
-    if args.game == "novuss":
-        from sim.scenarios_novuss import SCENARIOS
-    else:
-        from sim.scenarios_cvrnkana import SCENARIOS
+    SCENARIOS = BY_GAME[args.game]
     try:
         seeds = _seeds(args.seeds)
         fps_list = [int(f) for f in args.fps.split(",")]
