@@ -11,8 +11,8 @@ nudge; ``--all-scenarios``: every scripted Novuss and Cvrnkaná scenario in thos
 the same camera, clip, seed and exposure. Nothing in ``vision/`` is tuned on the second renderer: it only
 measures. ``--looks K``: each clip filmed K times, with render seeds ``seed + 1000 k`` (k = 0 .. K-1: each
 renderer's own draw of lamps, colours, noise and the frames' phase; k = 0 is the clip's own seed, the figure
-without the option): one look per clip says little of what transfers (2026-12-07: opponent-off-direct at
-60 fps was right on its own look and on 4 of 10 others).
+without the option): one look per clip says little of what transfers (at 0f80a63 opponent-off-direct at
+60 fps was right on its own look and on 4 of 10 others; ``bench/looks.py`` sweeps one scenario so).
 
 Columns are ``bench/accuracy.py``'s (its docstring says what each means); the ``clips`` column names the
 renderer then the group: ``ours: nov hard`` is our renderer, ``panda: nov hard`` the Panda3D one on the

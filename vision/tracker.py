@@ -105,7 +105,7 @@ class _Live:
     hand_at_pit: bool = False  # while hidden, the hand over it reached the pit's rim
     open_since_s: float | None = None  # first missed in the open (no occluder over it) since last seen
     stirred_s: float | None = None  # unseen at rest: since when something could have moved it (Tracker._stir)
-    own: tuple[np.ndarray, float] | None = None  # where and when last seen as its own class (Tracker._striker_blurred)
+    own: tuple[np.ndarray, float] | None = None  # where and when last seen as its own class (Tracker._seen_as_itself)
     states: list[TrackState] = field(default_factory=list)
     left: str | None = None
     left_t_s: float | None = None
@@ -300,7 +300,7 @@ class Tracker:
             since = l.t_obs_s
             if still:  # it can have moved only since something came near it (Tracker._stir), or in this last step
                 since = max(l.t_obs_s, l.stirred_s if l.stirred_s is not None else prev_t)
-            gate = gates[i] = self.gate_margin_mm + self.max_speed_mm_s * max(t - since, 0.0)
+            gate = gates[i] = self._reach_mm(t - since)
             for j, d in enumerate(pieces):
                 if d.cls == l.cls and not (still and beyond[j]):
                     dist = self.distance(p, d)
@@ -329,9 +329,7 @@ class Tracker:
                 if i in strays and self._into_neighbour(i, l, d, steady):
                     d = replace(d, centre_mm=(float(l.pos[0]), float(l.pos[1])))
                 d = self._off_cushion(l, d)
-                self._observe(l, d, dets)
-                if own:
-                    l.own = (l.pos, l.t_obs_s)
+                self._observe(l, d, dets, own)
                 named.append(d.named(l.piece))
             else:
                 self._miss(l, preds[i], dets)
@@ -345,7 +343,8 @@ class Tracker:
         return Detections(dets.frame, t, tuple(named) + tuple(dets.occluders()))
 
     # -- internals -----------------------------------------------------------------------------
-    def _observe(self, l: _Live, d: Detection, dets: Detections) -> None:
+    def _observe(self, l: _Live, d: Detection, dets: Detections, own: bool = True) -> None:
+        """``own``: ``d`` was seen as the piece's own class (not a disc of another taken for the striker)."""
         z = np.asarray(d.centre_mm, float)
         t = _seen_at(d, dets.t_s)  # its row's time (``vision.rows``): after its last sighting, whatever the rows
         if d.row_after_s and t <= l.t_obs_s:
@@ -356,6 +355,8 @@ class Tracker:
         l.hand_at_pit, l.open_since_s, l.stirred_s = False, None, None
         l.states.append(TrackState(l.piece, dets.frame, t, (float(z[0]), float(z[1])),
                                    (float(l.vel[0]), float(l.vel[1])), True, row_after_s=t - dets.t_s))
+        if own:
+            l.own = (l.pos, t)
 
     def _stir(self, unseen: list[_Live], lives: list[_Live], before: list[np.ndarray], preds: list[np.ndarray],
               prev_t: float) -> None:
@@ -454,10 +455,14 @@ class Tracker:
         taking the tip; the bat was called off the south cushion and the stroke refused, 'the bat must be on the board')."""
         if l.own is None or l.own[1] >= l.t_obs_s:
             return None  # its last sighting was as itself: the gates of ``update`` stand
-        reach = self.gate_margin_mm + self.max_speed_mm_s * max(t_s - l.own[1], 0.0)
-        near = [(math.dist(l.own[0], d.centre_mm), j) for j, d in enumerate(pieces) if j not in used and d.cls == l.cls]
-        near = [(far, j) for far, j in near if far <= reach]
+        reach = self._reach_mm(t_s - l.own[1])
+        near = [(far, j) for j, d in enumerate(pieces) if j not in used and d.cls == l.cls
+                and (far := math.dist(l.own[0], d.centre_mm)) <= reach]
         return min(near)[1] if near else None
+
+    def _reach_mm(self, dt_s: float) -> float:
+        """How far a piece can have got in ``dt_s`` (at most ``max_speed_mm_s``), with the gate's margin."""
+        return self.gate_margin_mm + self.max_speed_mm_s * max(dt_s, 0.0)
 
     def _occluder_near(self, xy, radius_mm: float, dets: Detections) -> str | None:
         margin = radius_mm + self.occluder_margin_mm
