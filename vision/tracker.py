@@ -11,7 +11,9 @@ Matching is a global assignment (Hungarian) on distance to the predicted positio
 same kind and owner. Pieces of the same kind and owner can still trade places in a head-on collision
 (the struck piece leaves from where the striker would have been): every pair of such assignments is
 also scored by whether the straight paths between frames would carry one disc through the other, and the
-physically possible pairing wins.
+physically possible pairing wins. Speed can blur a piece's colour into the other player's: the struck bat
+(``_striker_blurred``) and a pawn or marble struck head-on (``vision.struck_blurred``) keep their names across
+classes where shape and continuity say who they are.
 
 Who a newcomer is (spare ids, marbles outside the view, expected placements) is ``vision.naming``; how a
 track ended (pocket, off, pit, pickup, lost) is ``vision.departure``.
@@ -29,6 +31,7 @@ from rules.game import game_class
 from .board import Surface
 from .departure import OFF_MIN_SPEED_MM_S, hand_reaches_pit, nearest_on_steps, resting_patience, under_hand_to_pit, why_gone
 from .naming import Roster, hopped_pit, piece_kind
+from .struck_blurred import struck_blurred
 from .naming import came_from_line as _came_from_line  # noqa: F401 (its old home: tests import it from here)
 from .types import Detection, Detections, Track, TrackState
 
@@ -312,6 +315,9 @@ class Tracker:
             pairs = {int(r): int(c) for r, c in zip(rows, cols) if cost[r, c] < _BIG}
             pairs = self._repair_swaps(lives, preds, pieces, cost, pairs)
             pairs.update(self._striker_blurred(lives, preds, pieces, pairs, gates, dets))
+            pairs = struck_blurred(lives, preds, pieces, pairs, gates, self._game.piece_kind, self.rest_speed_mm_s,
+                                   lambda l: self._reach_mm(t - l.t_obs_s),
+                                   lambda xy, r: self._occluder_near(xy, r, dets) == "hand")
         named = [d.named(p) for d, p in placed]
         # resting pieces seen off their place (``doubt_mm``): a half-covered disc, or a fit on a neighbour's edge
         strays = {i for i, j in pairs.items() if self._at_rest(lives[i]) and
@@ -324,7 +330,7 @@ class Tracker:
             elif i in pairs:
                 d = pieces[pairs[i]]
                 own = d.cls == l.cls
-                if not own:  # (``_striker_blurred``)
+                if not own:  # (``_striker_blurred``, ``vision.struck_blurred``)
                     d = replace(d, kind=l.kind, owner=l.owner, radius_mm=l.radius_mm)
                 if i in strays and self._into_neighbour(i, l, d, steady):
                     d = replace(d, centre_mm=(float(l.pos[0]), float(l.pos[1])))
@@ -423,7 +429,12 @@ class Tracker:
         colour blurred by its speed towards a player's (#16: under blue and green pawns the struck bat was
         classed B's pawn on every frame of its slide; the stroke went unseen and the shot was refused, 'the bat
         must be on the board'). Shape and continuity first: a disc where only the bat can have got to is the
-        bat."""
+        bat. A bat at rest is struck away from the cushion behind it: a disc between it and that cushion (or past
+        it) is the cue's tip, never the bat; it tells that the bat may move from now on (``stirred_s``), where
+        the cue itself was not seen (#16: on the independent renderer a pale tip 17 mm past the line where the
+        bat touches the south cushion, then two fits of it 8 and 23 mm behind the bat's place, were taken for
+        the bat as it was struck; the bat 'went back and came off the cushion' unseen and the stroke was asked
+        about as a ricochet, 'rebound_unseen')."""
         s = self._game.striker
         used = set(pairs.values())
         out: dict[int, int] = {}
@@ -437,7 +448,13 @@ class Tracker:
                 continue
             if self._occluder_near(preds[i], l.radius_mm, dets) == "hand":
                 continue
+            behind = self._behind(l) if self._at_rest(l) else None
+            if behind is not None and l.stirred_s is None and any(
+                    j not in used and d.cls != l.cls and behind(d.centre_mm) and
+                    self.distance(preds[i], d) <= gates[i] for j, d in enumerate(pieces)):
+                l.stirred_s = self._t_s  # the cue's tip at it
             free = [j for j, d in enumerate(pieces) if j not in used and d.cls != l.cls
+                    and not (behind is not None and behind(d.centre_mm))
                     and self.distance(preds[i], d) <= gates[i]
                     and not any(k not in pairs and m.cls == d.cls and self.distance(preds[k], d) <= gates[k]
                                 for k, m in enumerate(lives))]
@@ -445,6 +462,18 @@ class Tracker:
                 out[i] = min(free, key=lambda j: self.distance(preds[i], pieces[j]))
                 used.add(out[i])
         return out
+
+    def _behind(self, l: _Live):
+        """For a piece at rest: whether a place lies more than ``doubt_mm`` nearer the cushion nearest to it
+        than it does (between it and that cushion, or past it); None on a field without cushions."""
+        s = self.surface
+        if not s.walls:
+            return None
+        x, y = float(l.pos[0]), float(l.pos[1])
+        axis, sign = min(((0, 1.0), (0, -1.0), (1, 1.0), (1, -1.0)),
+                         key=lambda a: (s.half_x_mm if a[0] == 0 else s.half_y_mm) - a[1] * (x, y)[a[0]])
+        at = (x, y)[axis] * sign
+        return lambda xy: xy[axis] * sign > at + self.doubt_mm
 
     def _seen_as_itself(self, l: _Live, pieces, used, t_s: float) -> int | None:
         """After a disc of another class was taken for the striker: the nearest detection of its own class, taken by
