@@ -68,6 +68,10 @@ class Scene:
         self.rng = self.rng_for("scene")
         self.spec = profile.spec
         self.root = NodePath("scene")
+        # drawn in the scene graph's order: Panda3D's default opaque bin sorts by render state, i.e. by where each
+        # state happens to lie in memory, and where two surfaces meet at one depth the first drawn shows; the
+        # same clip then looked different after other clips had been rendered in the process
+        self.root.set_bin("fixed", 0)
         self._lights(look)
         self.surface_z = 0.0
         if self.spec.walls:

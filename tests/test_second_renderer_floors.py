@@ -134,8 +134,9 @@ def test_a_pawn_struck_over_the_cushion_between_two_frames_is_called_off_the_boa
 def test_at_30_frames_a_second_the_pawn_struck_off_unseen_is_called_right_and_never_silently_wrong():
     """The same clip at 30 fps: A1 is never seen on its fast line (``lone_launch``'s second branch: the line it was
     next seen on, run back, touches B1's place). Here that is solved and the call is unflagged; in a CI run the contact was not
-    solved (the same clip's results differ from run to run, cause not yet found: docs/what-the-camera-calls.md):
-    the call was still right, with the referee asked why A1 and B1 set off (``launch_unexplained``). Ten other looks
+    solved (the independent renderer's pictures then depended on the clips rendered before in the process, drawn in
+    an order set by memory addresses; now in the scene graph's: docs/what-the-camera-calls.md): the call was still
+    right, with the referee asked why A1 and B1 set off (``launch_unexplained``). Ten other looks
     of the clip (render seeds 2-11) gave 5 unflagged right, 3 flagged right, 2 flagged wrong: the frames barely
     decide it, so the floor is what must hold in any run: the call is right, and unflagged only with B1 over the
     north cushion. (Both branches are guarded exactly, on fixed motions, by tests/test_vision_lone_launch.py.)"""
