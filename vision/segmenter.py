@@ -366,8 +366,8 @@ class ShotSegmenter:
         independent renderer a pawn resting against a cushion was fitted 2-4 mm inside it on one frame in
         ten; the shot never ended, a pawn put back by hand on the centre spot was seen during it and took a
         spare name, and the record was refused, 'B2 appears but was not on the board')."""
-        if len(pts) < 4:
-            return False
+        if len(pts) < 4 or math.dist(pts[0], pts[-1]) > 2.0 * self.still_mm:
+            return False  # (the first and the last within still_mm of one median: the cheap test first)
         med = _median(pts)
         far = [math.dist(q, med) for q in pts]
         if max(far) > self.move_mm or sum(f > self.still_mm for f in far) > self.stray_share * len(pts) or \

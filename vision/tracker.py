@@ -31,7 +31,7 @@ from rules.game import game_class
 from .board import Surface
 from .departure import OFF_MIN_SPEED_MM_S, hand_reaches_pit, nearest_on_steps, resting_patience, under_hand_to_pit, why_gone
 from .naming import Roster, hopped_pit, piece_kind
-from .struck_blurred import struck_blurred
+from .struck_blurred import struck_blurred, unclaimed
 from .naming import came_from_line as _came_from_line  # noqa: F401 (its old home: tests import it from here)
 from .types import Detection, Detections, Track, TrackState
 
@@ -317,7 +317,7 @@ class Tracker:
             pairs.update(self._striker_blurred(lives, preds, pieces, pairs, gates, dets))
             pairs = struck_blurred(lives, preds, pieces, pairs, gates, self._game.piece_kind, self.rest_speed_mm_s,
                                    lambda l: self._reach_mm(t - l.t_obs_s),
-                                   lambda xy, r: self._occluder_near(xy, r, dets) == "hand")
+                                   lambda xy, r: self._occluder_near(xy, r, dets) == "hand", self.distance)
         named = [d.named(p) for d, p in placed]
         # resting pieces seen off their place (``doubt_mm``): a half-covered disc, or a fit on a neighbour's edge
         strays = {i for i, j in pairs.items() if self._at_rest(lives[i]) and
@@ -448,16 +448,14 @@ class Tracker:
                 continue
             if self._occluder_near(preds[i], l.radius_mm, dets) == "hand":
                 continue
-            behind = self._behind(l) if self._at_rest(l) else None
-            if behind is not None and l.stirred_s is None and any(
-                    j not in used and d.cls != l.cls and behind(d.centre_mm) and
-                    self.distance(preds[i], d) <= gates[i] for j, d in enumerate(pieces)):
+            near = [j for j, d in enumerate(pieces) if j not in used and d.cls != l.cls
+                    and self.distance(preds[i], d) <= gates[i]]
+            behind = self._behind(l) if near and self._at_rest(l) else None
+            tips = {j for j in near if behind(pieces[j].centre_mm)} if behind is not None else set()
+            if tips and l.stirred_s is None:
                 l.stirred_s = self._t_s  # the cue's tip at it
-            free = [j for j, d in enumerate(pieces) if j not in used and d.cls != l.cls
-                    and not (behind is not None and behind(d.centre_mm))
-                    and self.distance(preds[i], d) <= gates[i]
-                    and not any(k not in pairs and m.cls == d.cls and self.distance(preds[k], d) <= gates[k]
-                                for k, m in enumerate(lives))]
+            free = [j for j in near if j not in tips
+                    and unclaimed(pieces[j], lives, preds, gates, pairs, self.distance)]
             if free:
                 out[i] = min(free, key=lambda j: self.distance(preds[i], pieces[j]))
                 used.add(out[i])
